@@ -1,0 +1,67 @@
+"""Fixtures that provide a real Redis, or skip / fail when it is absent."""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Iterator
+from urllib.parse import urlparse
+
+import pytest
+
+REDIS_URL = os.environ.get("SCHMIER_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def required(what: str) -> bool:
+    """Whether SCHMIER_TEST_REQUIRE demands `what` (so its absence fails, not skips)."""
+    wanted = os.environ.get("SCHMIER_TEST_REQUIRE", "")
+    return what in {w.strip() for w in wanted.split(",") if w.strip()}
+
+
+def missing(what: str, why: str) -> None:
+    """Skip the test, or fail it when the requirement is demanded."""
+    if required(what):
+        pytest.fail(f"{what} is required by SCHMIER_TEST_REQUIRE but unavailable: {why}")
+    pytest.skip(f"{what} unavailable: {why}")
+
+
+def redis_answers(url: str = REDIS_URL) -> str | None:
+    """None when a Redis answers PING at `url`, else the reason it does not."""
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or 6379), timeout=2
+        ) as conn:
+            conn.sendall(b"PING\r\n")
+            reply = conn.recv(64)
+    except OSError as exc:
+        return f"no Redis at {url}: {exc}"
+    if not reply.startswith(b"+PONG"):
+        return f"Redis at {url} answered {reply!r}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The URL of a real Redis, checked to answer."""
+    problem = redis_answers()
+    if problem:
+        missing("redis", problem)
+    return REDIS_URL
+
+
+@pytest.fixture
+def redis_prefix(redis_url: str) -> Iterator[str]:
+    """A key prefix of this test's own; every key under it is deleted afterwards."""
+    import redis
+
+    prefix = f"schmier-test:{uuid.uuid4().hex[:12]}:"
+    yield prefix
+    client = redis.Redis.from_url(redis_url)
+    try:
+        keys = list(client.scan_iter(match=prefix + "*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()

@@ -1,0 +1,76 @@
+"""The rules of schmier6, schmier5 and wisconsin4: pure, deterministic, replayable.
+
+No I/O, no clock, no asyncio; randomness (the shuffled deck) comes in as an action. See
+docs/architecture.md for the contract the server, the bots and the tests rely on.
+"""
+
+from __future__ import annotations
+
+from .errors import EngineError, IllegalAction, MalformedAction, NotYourTurn, RulesError
+from .game import (
+    apply,
+    card_places,
+    deal,
+    full_deck,
+    legal_actions,
+    needs_deal,
+    rematch,
+    replay,
+    turn,
+)
+from .state import PHASES, LastHand, State, new_game, state_from_json, state_to_json
+from .variants import (
+    VARIANTS,
+    Rules,
+    default_rules,
+    get_variant,
+    make_rules,
+    rules_from_json,
+    rules_to_json,
+)
+from .view import lobby_view, view
+
+
+def seat_count(variant: str) -> int:
+    """How many seats `variant` has."""
+    return get_variant(variant).seats
+
+
+def teams(variant: str) -> list[list[int]]:
+    """The scoring units of `variant`, as the protocol's `teams`."""
+    return [list(t) for t in get_variant(variant).teams]
+
+
+__all__ = [
+    "PHASES",
+    "VARIANTS",
+    "EngineError",
+    "IllegalAction",
+    "LastHand",
+    "MalformedAction",
+    "NotYourTurn",
+    "Rules",
+    "RulesError",
+    "State",
+    "apply",
+    "card_places",
+    "deal",
+    "default_rules",
+    "full_deck",
+    "get_variant",
+    "legal_actions",
+    "lobby_view",
+    "make_rules",
+    "needs_deal",
+    "new_game",
+    "rematch",
+    "replay",
+    "rules_from_json",
+    "rules_to_json",
+    "seat_count",
+    "state_from_json",
+    "state_to_json",
+    "teams",
+    "turn",
+    "view",
+]

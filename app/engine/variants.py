@@ -1,0 +1,208 @@
+"""The three games as data: deck, seats, sides, bids, the six points and the house rules.
+
+One engine plays all three games; what differs between them lives here (plus the trump
+orders in `trumps.py`), so a rule that differs by game is a field, not a copy of a phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import JOKERS, RANKS, X1, X2, card
+from .errors import RulesError
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """Everything that makes one of the three games differ from the others."""
+
+    name: str
+    #: Number of seats (and players).
+    seats: int
+    #: Lowest rank index in the deck: 0 (the 2), 2 (the 4) or 5 (the 7).
+    low_rank: int
+    #: The jokers in the deck.
+    jokers: tuple[int, ...]
+    #: Lowest and highest bid.
+    min_bid: int
+    max_bid: int
+    #: Whether the jack of the same colour is a trump (the left bauer): Schmier only.
+    left_bauer: bool
+    #: Whether sides are new each hand (bidder plus a secret called partner) and scores
+    #: are kept per player.
+    called_partner: bool
+    #: The scoring units (teams), as lists of seats; `scores` has one entry for each.
+    teams: tuple[tuple[int, ...], ...]
+    #: The names of the six points, in the order they are reported.
+    points: tuple[str, ...]
+    #: Whether only the bidder draws (the kitty) instead of everyone discarding.
+    kitty_draw: bool
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """The cards of this game, suit by suit, low to high, jokers last."""
+        return _DECKS[self.name]
+
+    def team_of(self, seat: int) -> int:
+        """The index in `teams` of the scoring unit holding `seat`."""
+        return _TEAM_OF[self.name][seat]
+
+
+VARIANT_TABLE: dict[str, Variant] = {
+    "schmier6": Variant(
+        name="schmier6",
+        seats=6,
+        low_rank=0,
+        jokers=(X1,),
+        min_bid=3,
+        max_bid=6,
+        left_bauer=True,
+        called_partner=False,
+        teams=((0, 3), (1, 4), (2, 5)),
+        points=("high", "low", "right", "left", "joker", "game"),
+        kitty_draw=False,
+    ),
+    "schmier5": Variant(
+        name="schmier5",
+        seats=5,
+        low_rank=2,
+        jokers=(X1,),
+        min_bid=3,
+        max_bid=6,
+        left_bauer=True,
+        called_partner=True,
+        teams=((0,), (1,), (2,), (3,), (4,)),
+        points=("high", "low", "right", "left", "joker", "game"),
+        kitty_draw=False,
+    ),
+    "wisconsin4": Variant(
+        name="wisconsin4",
+        seats=4,
+        low_rank=5,
+        jokers=(X1, X2),
+        min_bid=2,
+        max_bid=6,
+        left_bauer=False,
+        called_partner=False,
+        teams=((0, 2), (1, 3)),
+        points=("high", "low", "jack", "joker1", "joker2", "game"),
+        kitty_draw=True,
+    ),
+}
+
+VARIANTS: tuple[str, ...] = tuple(VARIANT_TABLE)
+
+_DECKS: dict[str, tuple[int, ...]] = {
+    v.name: tuple(card(r, s) for s in range(4) for r in range(v.low_rank, len(RANKS)))
+    + tuple(j for j in JOKERS if j in v.jokers)
+    for v in VARIANT_TABLE.values()
+}
+_TEAM_OF: dict[str, tuple[int, ...]] = {
+    v.name: tuple(next(i for i, t in enumerate(v.teams) if s in t) for s in range(v.seats))
+    for v in VARIANT_TABLE.values()
+}
+
+
+def get_variant(name: str) -> Variant:
+    """The variant called `name`; RulesError for an unknown game."""
+    try:
+        return VARIANT_TABLE[name]
+    except (KeyError, TypeError):
+        raise RulesError(f"unknown variant {name!r}; expected one of {list(VARIANTS)}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The house rules of one room. Fields that do not apply to the variant are None."""
+
+    #: Score that ends the game (5-99).
+    target: int = 21
+    #: The dealer may not pass when everybody else has passed.
+    stick_the_dealer: bool = False
+    #: A player who can follow suit may play a trump instead.
+    trump_anytime: bool = False
+    #: wisconsin4: how many undealt cards the bidder takes (0-3).
+    kitty: int | None = None
+    #: wisconsin4: which joker wins when both fall in one trick.
+    joker_order: str | None = None
+
+
+JOKER_ORDERS = ("first_high", "second_high")
+
+
+def default_rules(variant: str) -> Rules:
+    """The rules a table gets when nobody changes anything."""
+    if get_variant(variant).kitty_draw:
+        return Rules(trump_anytime=True, kitty=2, joker_order="first_high")
+    return Rules()
+
+
+def _check_int(key: str, value: Any, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise RulesError(f"rule {key!r} must be a whole number from {low} to {high}")
+    return value
+
+
+def _check_bool(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise RulesError(f"rule {key!r} must be true or false")
+    return value
+
+
+def make_rules(variant: str, overrides: Mapping[str, Any] | None = None) -> Rules:
+    """The house rules of a new room: the variant's defaults with `overrides` applied.
+
+    Strict on purpose: a typo in a rule name or a rule of another game is an error rather
+    than silently ignored, because a table that thinks it plays with a kitty of 3 and
+    does not would be a bug report.
+    """
+    v = get_variant(variant)
+    base = default_rules(variant)
+    values: dict[str, Any] = {
+        "target": base.target,
+        "stick_the_dealer": base.stick_the_dealer,
+        "trump_anytime": base.trump_anytime,
+        "kitty": base.kitty,
+        "joker_order": base.joker_order,
+    }
+    if overrides is None:
+        overrides = {}
+    if not isinstance(overrides, Mapping):
+        raise RulesError("rules must be an object")
+    for key, value in overrides.items():
+        if key == "target":
+            values[key] = _check_int(key, value, 5, 99)
+        elif key in ("stick_the_dealer", "trump_anytime"):
+            values[key] = _check_bool(key, value)
+        elif key in ("kitty", "joker_order"):
+            if not v.kitty_draw:
+                raise RulesError(f"rule {key!r} does not apply to {variant}")
+            if key == "kitty":
+                values[key] = _check_int(key, value, 0, 3)
+            elif value not in JOKER_ORDERS:
+                raise RulesError(f"rule 'joker_order' must be one of {list(JOKER_ORDERS)}")
+            else:
+                values[key] = value
+        else:
+            raise RulesError(f"unknown rule {key!r}")
+    return Rules(**values)
+
+
+def rules_to_json(rules: Rules) -> dict[str, Any]:
+    """The protocol's `rules` object: every rule of the variant, none of the others."""
+    out: dict[str, Any] = {
+        "target": rules.target,
+        "stick_the_dealer": rules.stick_the_dealer,
+        "trump_anytime": rules.trump_anytime,
+    }
+    if rules.kitty is not None:
+        out["kitty"] = rules.kitty
+        out["joker_order"] = rules.joker_order
+    return out
+
+
+def rules_from_json(variant: str, obj: Mapping[str, Any]) -> Rules:
+    """The inverse of `rules_to_json` (validated like `make_rules`)."""
+    return make_rules(variant, obj)

@@ -1,0 +1,105 @@
+"""The room store contract shared by every backend.
+
+A room is a versioned snapshot plus an append-only log of the actions that led to it.
+The room actor is the only writer of a live room, but after a restart or with several
+instances two writers can briefly believe they own the same room; the version check in
+`commit` is what keeps them from overwriting each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A room as last committed.
+
+    `version` is the number of commits since `create` (0 right after it); the room
+    actor uses it as the protocol's `seq`. `snapshot` is opaque to the store.
+    """
+
+    version: int
+    snapshot: bytes
+
+
+class StoreError(Exception):
+    """The backend failed (Redis down, timed out, answered nonsense).
+
+    Kept apart from `VersionConflict` because the caller reacts differently: a conflict
+    means "reload and retry", a store error means "the room cannot be saved right now".
+    """
+
+
+class VersionConflict(Exception):
+    """A commit was refused because the stored version is not `version - 1`.
+
+    Nothing was written. `actual` is the version found, or None when the room does not
+    exist (never created, deleted, or expired), so the caller can tell a lost race from
+    a vanished room.
+    """
+
+    def __init__(self, code: str, version: int, actual: int | None) -> None:
+        self.code = code
+        self.version = version
+        self.actual = actual
+        found = "no room" if actual is None else f"version {actual}"
+        super().__init__(f"room {code!r}: commit of version {version} refused, found {found}")
+
+
+@runtime_checkable
+class RoomStore(Protocol):
+    """Where rooms live between actions; see docs/architecture.md for the contract."""
+
+    async def create(self, code: str, snapshot: bytes) -> bool:
+        """Store version 0 of a new room; False (and no write) when `code` exists."""
+        ...
+
+    async def load(self, code: str) -> Stored | None:
+        """The room's current version and snapshot, or None when it does not exist."""
+        ...
+
+    async def commit(
+        self, code: str, version: int, snapshot: bytes, entries: Sequence[bytes] = ()
+    ) -> None:
+        """Compare-and-set: store `snapshot` as `version` and append `entries` to the log.
+
+        Succeeds only when the stored version is `version - 1`; otherwise raises
+        `VersionConflict` and writes nothing. Renews the room's expiry.
+        """
+        ...
+
+    async def read_log(self, code: str, start: int = 0) -> list[bytes]:
+        """The log entries from index `start` on, oldest first; [] for an unknown room."""
+        ...
+
+    async def exists(self, code: str) -> bool:
+        """Whether a room with this code is stored (and not expired)."""
+        ...
+
+    async def delete(self, code: str) -> None:
+        """Remove the room and its log; a missing room is not an error."""
+        ...
+
+    async def ping(self) -> bool:
+        """Whether the backend answers; never raises (used by the health check)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections; the store must not be used afterwards."""
+        ...
+
+
+def check_commit_args(version: int, entries: Sequence[bytes]) -> None:
+    """Refuse arguments no backend could store meaningfully, before touching it.
+
+    Version 0 belongs to `create`, so a commit always carries version 1 or more; the log
+    holds bytes only (a str would silently be encoded by Redis but not by the dict).
+    """
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ValueError(f"commit version must be an int >= 1, got {version!r}")
+    for entry in entries:
+        if not isinstance(entry, bytes | bytearray | memoryview):
+            raise TypeError(f"log entries must be bytes, got {type(entry).__name__}")

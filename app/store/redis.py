@@ -1,0 +1,170 @@
+"""Rooms in Redis, so they survive restarts and several instances can share them.
+
+Per room there is a hash `{prefix}room:{code}` (`version`, `snapshot`) and a list
+`{prefix}log:{code}`. Every write goes through a Lua script, because only a script
+makes "check the version, write the snapshot, append the log, renew both expiries"
+one step that no other client can interleave with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import RedisError
+
+from app.store.base import Stored, StoreError, VersionConflict, check_commit_args
+
+# KEYS: room hash, log list. ARGV: snapshot, ttl in ms.
+# The log is cleared too: a leftover log of an earlier room with the same code must not
+# be replayed as this room's history.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'version', 0, 'snapshot', ARGV[1])
+redis.call('DEL', KEYS[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+# KEYS: room hash, log list. ARGV: new version, snapshot, ttl in ms, entries...
+# Returns {1} on success, {0} when the room is missing, {0, found} on a version clash.
+# Entries are pushed in batches because unpack() of a huge table overflows Lua's stack.
+_COMMIT = """
+local found = redis.call('HGET', KEYS[1], 'version')
+if not found then
+  return {0}
+end
+if tonumber(found) ~= tonumber(ARGV[1]) - 1 then
+  return {0, tonumber(found)}
+end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2])
+local n = #ARGV
+local i = 4
+while i <= n do
+  local j = math.min(i + 999, n)
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, j))
+  i = j + 1
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return {1}
+"""
+
+
+@asynccontextmanager
+async def _backend(what: str) -> AsyncIterator[None]:
+    """Turn every client-side failure into `StoreError`, so callers need not know
+    redis-py's exception tree (or that a refused socket surfaces as OSError)."""
+    try:
+        yield
+    except (RedisError, OSError) as exc:
+        raise StoreError(f"redis {what} failed: {exc}") from exc
+
+
+def _raw(value: bytes | str) -> bytes:
+    """The client is built without `decode_responses`, so replies are bytes; the typed
+    API still says `bytes | str`, and a str here would mean a misconfigured client."""
+    if isinstance(value, str):
+        raise StoreError("redis client decodes responses; snapshots must stay bytes")
+    return value
+
+
+class RedisStore:
+    """A `RoomStore` on Redis (any server with Lua scripting, i.e. Redis 2.6+ / Valkey).
+
+    The pool blocks when all `max_connections` are busy instead of raising "too many
+    connections": under a burst the caller waits a little rather than losing a commit.
+    One quick retry absorbs a connection Redis dropped (e.g. after its restart); more
+    would only delay the error the health check should see.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "schmier:",
+        ttl_seconds: float,
+        max_connections: int = 512,
+    ) -> None:
+        if ttl_seconds <= 0:
+            raise ValueError(f"ttl_seconds must be positive, got {ttl_seconds!r}")
+        self._prefix = prefix
+        self._ttl_ms = max(1, round(ttl_seconds * 1000))
+        self._pool: aioredis.BlockingConnectionPool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=max_connections,
+            timeout=30,
+            socket_timeout=10,
+            socket_connect_timeout=5,
+            retry=Retry(ExponentialBackoff(cap=0.25, base=0.05), 1),
+        )
+        self._client: aioredis.Redis = aioredis.Redis(connection_pool=self._pool)
+        self._create = self._client.register_script(_CREATE)
+        self._commit = self._client.register_script(_COMMIT)
+
+    def room_key(self, code: str) -> str:
+        """The hash holding the room's version and snapshot."""
+        return f"{self._prefix}room:{code}"
+
+    def log_key(self, code: str) -> str:
+        """The list holding the room's log."""
+        return f"{self._prefix}log:{code}"
+
+    async def create(self, code: str, snapshot: bytes) -> bool:
+        async with _backend("create"):
+            created: Any = await self._create(
+                keys=[self.room_key(code), self.log_key(code)],
+                args=[bytes(snapshot), self._ttl_ms],
+            )
+        return bool(created)
+
+    async def load(self, code: str) -> Stored | None:
+        async with _backend("load"):
+            version, snapshot = await self._client.hmget(
+                self.room_key(code), ["version", "snapshot"]
+            )
+        if version is None or snapshot is None:
+            return None
+        return Stored(version=int(version), snapshot=_raw(snapshot))
+
+    async def commit(
+        self, code: str, version: int, snapshot: bytes, entries: Sequence[bytes] = ()
+    ) -> None:
+        check_commit_args(version, entries)
+        async with _backend("commit"):
+            reply: Any = await self._commit(
+                keys=[self.room_key(code), self.log_key(code)],
+                args=[version, bytes(snapshot), self._ttl_ms, *(bytes(e) for e in entries)],
+            )
+        if int(reply[0]) != 1:
+            raise VersionConflict(code, version, int(reply[1]) if len(reply) > 1 else None)
+
+    async def read_log(self, code: str, start: int = 0) -> list[bytes]:
+        async with _backend("read_log"):
+            entries = await self._client.lrange(self.log_key(code), max(start, 0), -1)
+        return [_raw(entry) for entry in entries]
+
+    async def exists(self, code: str) -> bool:
+        async with _backend("exists"):
+            found: int = await self._client.exists(self.room_key(code))
+        return found == 1
+
+    async def delete(self, code: str) -> None:
+        async with _backend("delete"):
+            await self._client.delete(self.room_key(code), self.log_key(code))
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._client.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+        await self._pool.aclose()

@@ -1,0 +1,305 @@
+"""The container, compose file and wheel: checked without a Docker daemon.
+
+Building the image needs a daemon the test machine may lack, so the Dockerfile is read
+as text and its properties asserted; the parts that can run outside Docker do run here:
+the health-check command against a real HTTP server, `docker-compose config`, and a
+real wheel build that must carry the static client.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import zipfile
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+HEALTH_URL = "http://127.0.0.1:8000/healthz"
+
+
+def dockerfile() -> list[tuple[str, str]]:
+    """The Dockerfile as (INSTRUCTION, arguments), continuation lines joined."""
+    instructions: list[tuple[str, str]] = []
+    pending = ""
+    for raw in (ROOT / "Dockerfile").read_text().splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if line.startswith("#"):  # a comment inside a continued instruction
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        keyword, _, args = (pending + line).partition(" ")
+        instructions.append((keyword.upper(), args.strip()))
+        pending = ""
+    assert not pending, "Dockerfile ends inside a continued line"
+    return instructions
+
+
+def position(instructions: list[tuple[str, str]], keyword: str, needle: str) -> int:
+    """Index of the first `keyword` instruction whose arguments contain `needle`."""
+    for index, (word, args) in enumerate(instructions):
+        if word == keyword and needle in args:
+            return index
+    raise AssertionError(f"no {keyword} containing {needle!r} in the Dockerfile")
+
+
+def compose() -> dict[str, Any]:
+    loaded = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def env_of(instructions: list[tuple[str, str]]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for word, args in instructions:
+        if word == "ENV":
+            for pair in shlex.split(args):
+                key, _, value = pair.partition("=")
+                env[key] = value
+    return env
+
+
+def healthcheck_argv(instructions: list[tuple[str, str]]) -> list[str]:
+    _, args = next(item for item in instructions if item[0] == "HEALTHCHECK")
+    _, _, exec_form = args.partition("CMD ")
+    argv = json.loads(exec_form)
+    assert isinstance(argv, list)
+    return [str(arg) for arg in argv]
+
+
+# --- Dockerfile -------------------------------------------------------------------------
+
+
+def test_dockerfile_base_and_command() -> None:
+    instructions = dockerfile()
+    assert instructions[0] == ("FROM", "python:3.11-slim")
+    assert [args for word, args in instructions if word == "FROM"] == ["python:3.11-slim"]
+    assert instructions[-1] == ("CMD", '["python", "-m", "app"]')
+    assert ("EXPOSE", "8000") in instructions
+    assert env_of(instructions)["SCHMIER_HOST"] == "0.0.0.0"
+
+
+def test_dockerfile_installs_dependencies_before_copying_the_code() -> None:
+    """So editing the code reuses the cached dependency layer."""
+    instructions = dockerfile()
+    copy_pyproject = position(instructions, "COPY", "pyproject.toml")
+    install_deps = position(instructions, "RUN", "pip install -r")
+    copy_app = position(instructions, "COPY", "app")
+    copy_web = position(instructions, "COPY", "web")
+    install_package = position(instructions, "RUN", "pip install --no-deps .")
+
+    assert copy_pyproject < install_deps < copy_app < install_package
+    assert copy_web < install_package
+    copied_before = [
+        args.split()[:-1] for word, args in instructions[:install_deps] if word in {"COPY", "ADD"}
+    ]
+    assert copied_before == [["pyproject.toml"]]
+    assert not any(word == "RUN" and " -e " in f" {args} " for word, args in instructions)
+
+
+def test_dockerfile_runs_as_a_non_root_user_after_installing() -> None:
+    instructions = dockerfile()
+    users = [(index, args) for index, (word, args) in enumerate(instructions) if word == "USER"]
+    assert users, "no USER instruction: the server would run as root"
+    last_index, last_user = users[-1]
+    assert last_user.split(":")[0] not in {"root", "0"}
+    install_package = position(instructions, "RUN", "pip install --no-deps .")
+    assert install_package < last_index
+    assert position(instructions, "RUN", "useradd") < last_index
+
+
+def test_dockerfile_passes_proxy_settings_through() -> None:
+    env = env_of(dockerfile())
+    assert env["SCHMIER_PROXY_HEADERS"] == "false"
+    assert env["SCHMIER_FORWARDED_ALLOW_IPS"] == "127.0.0.1"
+
+
+def test_dockerfile_healthcheck_asks_healthz_with_python() -> None:
+    argv = healthcheck_argv(dockerfile())
+    assert argv[:2] == ["python", "-c"]
+    assert HEALTH_URL in argv[2]
+
+
+class _Health(BaseHTTPRequestHandler):
+    """Answers /healthz with the status the test sets on the server."""
+
+    def do_GET(self) -> None:
+        status = getattr(self.server, "status", 200) if self.path == "/healthz" else 404
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def health_server() -> Iterator[HTTPServer]:
+    server = HTTPServer(("127.0.0.1", 0), _Health)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+@pytest.mark.parametrize("status, healthy", [(200, True), (503, False)])
+def test_healthcheck_command_reflects_the_server(
+    health_server: HTTPServer, status: int, healthy: bool
+) -> None:
+    """The image's own check command, run for real (pointed at a test port)."""
+    health_server.status = status  # type: ignore[attr-defined]
+    argv = healthcheck_argv(dockerfile())
+    port = health_server.server_address[1]
+    code = argv[2].replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
+    assert (result.returncode == 0) is healthy, result.stderr.decode()
+
+
+def test_healthcheck_command_fails_when_nothing_listens() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))  # reserved, not listening: connections are refused
+        port = sock.getsockname()[1]
+        code = healthcheck_argv(dockerfile())[2].replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
+    assert result.returncode != 0
+
+
+def test_dockerignore_keeps_what_the_build_copies() -> None:
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    copied = {
+        source for word, args in dockerfile() if word == "COPY" for source in args.split()[:-1]
+    }
+    assert copied >= {"pyproject.toml", "app", "web"}
+    assert not copied & ignored
+    assert {".git", "tests", ".venv"} <= ignored
+
+
+# --- docker-compose.yml ------------------------------------------------------------------
+
+
+def test_compose_services() -> None:
+    services = compose()["services"]
+    assert set(services) == {"app", "redis"}
+    app, redis = services["app"], services["redis"]
+
+    assert app["build"] == "."
+    assert app["restart"] == redis["restart"] == "unless-stopped"
+    assert app["depends_on"] == {"redis": {"condition": "service_healthy"}}
+    assert app["environment"]["SCHMIER_REDIS_URL"] == "redis://redis:6379/0"
+    assert "SCHMIER_PROXY_HEADERS" in app["environment"]
+    assert "SCHMIER_FORWARDED_ALLOW_IPS" in app["environment"]
+    assert app["ports"] == ["8000:8000"]
+    assert HEALTH_URL in " ".join(app["healthcheck"]["test"])
+
+    assert redis["image"] == "redis:7-alpine"
+    command = redis["command"]
+    words = command if isinstance(command, list) else shlex.split(command)
+    assert words[words.index("--appendonly") + 1] == "yes"
+    assert redis["volumes"] == ["redis-data:/data"]
+    assert redis["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    assert "redis-data" in compose()["volumes"]
+
+
+def test_compose_and_dockerfile_check_health_the_same_way() -> None:
+    compose_check = compose()["services"]["app"]["healthcheck"]["test"]
+    assert compose_check[0] == "CMD"
+    assert compose_check[1:] == healthcheck_argv(dockerfile())
+
+
+def test_compose_config_is_valid() -> None:
+    tool = shutil.which("docker-compose")
+    if tool is None:
+        pytest.skip("docker-compose is not installed")
+    result = subprocess.run(
+        [tool, "-f", str(ROOT / "docker-compose.yml"), "config", "-q"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+
+
+# --- the wheel ---------------------------------------------------------------------------
+
+
+def test_wheel_ships_the_static_client(tmp_path: Path) -> None:
+    """A non-editable install (as in the image) must still find index.html and co."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(tmp_path)],
+        capture_output=True,
+        timeout=280,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    wheels = list(tmp_path.glob("schmier-*.whl"))
+    assert len(wheels) == 1, wheels
+
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        names = set(wheel.namelist())
+    assert "app/web/index.html" in names
+    for path in (ROOT / "web").rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            assert f"app/web/{path.relative_to(ROOT / 'web').as_posix()}" in names
+    assert {"app/__init__.py", "app/py.typed", "app/store/redis.py"} <= names
+    assert not any(name.startswith("tests/") for name in names)
+
+
+# --- CI script and the self-hosting guide ---------------------------------------------------
+
+
+def test_ci_script_is_strict_and_runs_everything() -> None:
+    script = ROOT / ".ci" / "run"
+    assert script.stat().st_mode & 0o111, ".ci/run is not executable"
+    text = script.read_text()
+    assert text.startswith("#!/usr/bin/env bash\n")
+    assert "set -euo pipefail" in text
+    for command in (
+        "pip install -e '.[test]'",
+        "docker-compose -f docker-compose.yml config -q",
+        "ruff check .",
+        "ruff format --check .",
+        "mypy",
+        "SCHMIER_TEST_REQUIRE=redis,browser pytest -q",
+    ):
+        assert command in text, command
+    result = subprocess.run(["bash", "-n", str(script)], capture_output=True, timeout=30)
+    assert result.returncode == 0, result.stderr.decode()
+
+
+def test_self_hosting_guide_names_only_real_settings() -> None:
+    """Every SCHMIER_* variable the guide tells operators to set must exist."""
+    from app.config import Settings
+
+    guide = (ROOT / "docs" / "self-hosting.md").read_text()
+    named = set(re.findall(r"SCHMIER_([A-Z_]+[A-Z])", guide))
+    assert {"REDIS_URL", "PROXY_HEADERS", "FORWARDED_ALLOW_IPS"} <= named
+    fields = {name.upper() for name in Settings.model_fields}
+    assert named <= fields, named - fields
+    compose_env = compose()["services"]["app"]["environment"]
+    assert {key.removeprefix("SCHMIER_") for key in compose_env} <= fields
+
+
+def test_self_hosting_guide_proxies_pass_websockets() -> None:
+    guide = (ROOT / "docs" / "self-hosting.md").read_text()
+    assert "proxy_set_header Upgrade $http_upgrade;" in guide
+    assert "proxy_set_header Connection $connection_upgrade;" in guide
+    assert "reverse_proxy 127.0.0.1:8000" in guide

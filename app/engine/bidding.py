@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from .cards import mask_of
 from .errors import IllegalAction
-from .state import State
+from .state import State, evolve
 
 
 def highest(state: State) -> int:
@@ -45,11 +44,11 @@ def apply(state: State, seat: int, amount: int | None) -> State:
             raise IllegalAction(f"a bid must be from {low} to {v.max_bid} now")
     bids = (*state.bids, (seat, amount))
     if amount != v.max_bid and seat != state.dealer:
-        return replace(state, bids=bids, turn=((seat + 1) % v.seats,))
+        return evolve(state, bids=bids, turn=((seat + 1) % v.seats,))
     made = [(s, a) for s, a in bids if a is not None]
     if not made:
         # Everybody passed: the same dealer deals again.
-        return replace(state, bids=bids, phase="deal", turn=())
+        return evolve(state, bids=bids, phase="deal", turn=())
     bidder, bid = made[-1]
     hands = state.hands
     stock = state.stock
@@ -57,7 +56,7 @@ def apply(state: State, seat: int, amount: int | None) -> State:
         kitty = state.rules.kitty or 0
         hands = tuple(h | mask_of(stock[:kitty]) if s == bidder else h for s, h in enumerate(hands))
         stock = stock[kitty:]
-    return replace(
+    return evolve(
         state,
         bids=bids,
         bidder=bidder,

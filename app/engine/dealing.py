@@ -8,11 +8,10 @@ its log to the identical state on any Python version.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from .cards import mask_of
 from .errors import IllegalAction, MalformedAction
-from .state import State
+from .state import State, evolve
 
 HAND_SIZE = 6
 
@@ -38,7 +37,7 @@ def deal(state: State, deck: tuple[int, ...]) -> State:
     hands = [0] * n
     for i in range(n):
         hands[(dealer + 1 + i) % n] = mask_of(deck[HAND_SIZE * i : HAND_SIZE * (i + 1)])
-    return replace(
+    return evolve(
         state,
         phase="bidding",
         dealer=dealer,

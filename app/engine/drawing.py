@@ -10,13 +10,12 @@ the kitty, discards down to six, trumps only when holding more than six.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from .cards import CARD_NAMES, cards_of, describe, mask_of
 from .dealing import HAND_SIZE
 from .errors import IllegalAction
-from .state import State, bidder_seat
+from .state import State, bidder_seat, evolve
 from .trumps import trumps
 
 #: At most this many cards a Schmier non-dealer may exchange.
@@ -56,7 +55,7 @@ def legal(state: State, seat: int) -> list[dict[str, Any]]:
 def _finish(state: State) -> State:
     """All discards are made: schmier5 calls a partner next, the others play."""
     phase = "call" if state.variant.called_partner else "play"
-    return replace(state, phase=phase, turn=(bidder_seat(state),))
+    return evolve(state, phase=phase, turn=(bidder_seat(state),))
 
 
 def apply(state: State, seat: int, cards: Sequence[int]) -> State:
@@ -80,7 +79,7 @@ def apply(state: State, seat: int, cards: Sequence[int]) -> State:
     stock = state.stock
     v = state.variant
     if v.kitty_draw or seat == state.dealer:
-        return _finish(replace(state, hands=tuple(hands), discards=tuple(discards)))
+        return _finish(evolve(state, hands=tuple(hands), discards=tuple(discards)))
     # A non-dealer: replacements from the top, in the order the discards arrive.
     hands[seat] |= mask_of(stock[: len(cards)])
     stock = stock[len(cards) :]
@@ -89,7 +88,7 @@ def apply(state: State, seat: int, cards: Sequence[int]) -> State:
         hands[state.dealer] |= mask_of(stock)
         stock = ()
         turn = (state.dealer,)
-    state = replace(state, hands=tuple(hands), discards=tuple(discards), stock=stock, turn=turn)
+    state = evolve(state, hands=tuple(hands), discards=tuple(discards), stock=stock, turn=turn)
     if turn == (state.dealer,) and hands[state.dealer].bit_count() == HAND_SIZE:
         return _finish(state)
     return state

@@ -7,12 +7,11 @@ among the discards means the bidder plays alone, which the table learns after th
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from .cards import CARD_NAMES, describe
 from .errors import IllegalAction
-from .state import State, bidder_seat
+from .state import State, bidder_seat, evolve
 
 
 def legal(state: State, seat: int) -> list[dict[str, Any]]:
@@ -34,4 +33,4 @@ def apply(state: State, seat: int, called: int | None) -> State:
         partner = next(
             (s for s, h in enumerate(state.hands) if s != seat and h >> called & 1), None
         )
-    return replace(state, called=called, partner=partner, phase="play", turn=(bidder_seat(state),))
+    return evolve(state, called=called, partner=partner, phase="play", turn=(bidder_seat(state),))

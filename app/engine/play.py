@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from .cards import CARD_NAMES, X1, cards_of, describe
 from .dealing import HAND_SIZE
 from .errors import IllegalAction
 from .scoring import finish_hand
-from .state import Play, State
+from .state import Play, State, evolve
 from .trumps import Trumps, trumps
 
 
@@ -63,16 +62,16 @@ def apply(state: State, seat: int, c: int) -> State:
         if state.variant.kitty_draw and not state.tricks and not state.trick:
             raise IllegalAction("the first lead must be a natural card of your trump suit")
         raise IllegalAction(f"you must follow suit; the {describe(c)} may not be played now")
-    hands = list(state.hands)
-    hands[seat] ^= 1 << c
+    old = state.hands
+    hands = (*old[:seat], old[seat] ^ (1 << c), *old[seat + 1 :])
     trick = (*state.trick, (seat, c))
     trump_public = True if state.variant.kitty_draw else state.trump_public
     partner_revealed = state.partner_revealed or c == state.called
     n = state.variant.seats
     if len(trick) < n:
-        return replace(
+        return evolve(
             state,
-            hands=tuple(hands),
+            hands=hands,
             trick=trick,
             turn=((seat + 1) % n,),
             trump_public=trump_public,
@@ -80,9 +79,9 @@ def apply(state: State, seat: int, c: int) -> State:
         )
     assert state.trump is not None
     won_by = winner(trick, trumps(state.variant.name, state.trump), state.rules.joker_order)
-    state = replace(
+    state = evolve(
         state,
-        hands=tuple(hands),
+        hands=hands,
         trick=(),
         tricks=(*state.tricks, (trick, won_by)),
         turn=(won_by,),

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .cards import GAME_VALUE, X1, X2, cards_of
-from .state import LastHand, State
+from .state import LastHand, State, evolve
 from .trumps import trumps
 
 
@@ -92,7 +90,7 @@ def finish_hand(state: State) -> State:
         called=state.called,
     )
     winners = game_winners(state, scores, sides[0])
-    return replace(
+    return evolve(
         state,
         scores=scores,
         last_hand=last,

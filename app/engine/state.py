@@ -1,15 +1,15 @@
 """The state of one game: an immutable value that serialises to JSON and back.
 
-Everything is tuples of small ints (hands are bit masks), so copying a state to apply an
-action is cheap and two states compare equal exactly when the games are in the same
-position. Secrets (hands, stock, discards, the hidden partner, an uncommitted trump) live
-here in plain sight: `view.py` is the only way out of the engine towards a player.
+Everything is small ints and tuples of them (hands are bit masks) in a NamedTuple, so the
+next state is one tuple construction (a frozen dataclass's `replace` took 40% of a hand's
+time) and two states compare equal exactly when the games are in the same position.
+Secrets (hands, stock, discards, the hidden partner, an uncommitted trump) live here in
+plain sight: `view.py` is the only way out of the engine towards a player.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .cards import CARD_NAMES, SUITS, cards_of, mask_of, parse
 from .variants import VARIANT_TABLE, Rules, Variant, get_variant, rules_from_json, rules_to_json
@@ -22,8 +22,7 @@ Trick = tuple[tuple[Play, ...], int]
 PHASES = ("deal", "bidding", "trump", "discard", "call", "play", "hand_over", "game_over")
 
 
-@dataclass(frozen=True, slots=True)
-class LastHand:
+class LastHand(NamedTuple):
     """The record of the last scored hand, public to everyone."""
 
     #: The sides of the hand, the bidder's first.
@@ -43,8 +42,7 @@ class LastHand:
     called: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     """One game at one moment. Build with `new_game`, change with `apply`."""
 
     variant: Variant
@@ -80,6 +78,22 @@ class State:
     last_hand: LastHand | None
     #: At game_over: indexes into `variant.teams` of the winners.
     winners: tuple[int, ...] | None
+
+
+_FIELD_INDEX = {name: i for i, name in enumerate(State._fields)}
+_new_tuple = tuple.__new__
+
+
+def evolve(state: State, **changes: Any) -> State:
+    """`state` with some fields changed: NamedTuple's `_replace`, twice as fast.
+
+    Applying an action is mostly making the next state, so this is the engine's hottest
+    line; an unknown field name raises KeyError.
+    """
+    values = list(state)
+    for name, value in changes.items():
+        values[_FIELD_INDEX[name]] = value
+    return _new_tuple(State, values)
 
 
 def bidder_seat(state: State) -> int:

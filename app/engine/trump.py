@@ -3,12 +3,11 @@ bidder's first lead)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from .cards import SUITS
 from .errors import IllegalAction
-from .state import State
+from .state import State, evolve
 from .trumps import trumps
 
 
@@ -32,6 +31,6 @@ def apply(state: State, seat: int, suit: int) -> State:
     n = v.seats
     if not v.kitty_draw:
         others = tuple((state.dealer + 1 + i) % n for i in range(n - 1))
-        return replace(state, trump=suit, trump_public=True, phase="discard", turn=others)
+        return evolve(state, trump=suit, trump_public=True, phase="discard", turn=others)
     phase = "discard" if state.rules.kitty else "play"
-    return replace(state, trump=suit, trump_public=False, phase=phase, turn=(seat,))
+    return evolve(state, trump=suit, trump_public=False, phase=phase, turn=(seat,))

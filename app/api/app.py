@@ -1,0 +1,65 @@
+"""The application factory: one FastAPI app per call, with its own store and rooms."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app import __version__
+from app.api.http import Limits, page_routes, router, web_directory
+from app.api.security import SecurityHeaders
+from app.api.ws import websocket_endpoint
+from app.config import Settings
+from app.logs import configure, event
+from app.metrics import Metrics
+from app.rooms import Rooms
+from app.store import RoomStore, open_store
+
+
+def create_app(settings: Settings | None = None, *, store: RoomStore | None = None) -> FastAPI:
+    """A ready-to-serve app. `store` overrides the one the settings would open.
+
+    Everything (store, rooms, metrics, limiters) hangs off `app.state`, nothing is
+    global, so one process can run several servers (the tests do).
+    """
+    settings = settings or Settings()
+    configure(settings.log_json, settings.log_level)
+    own_store = store is None
+    the_store = store or open_store(
+        settings.redis_url, prefix=settings.redis_prefix, ttl_seconds=settings.room_ttl
+    )
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        event("server.start", store=type(the_store).__name__)
+        try:
+            yield
+        finally:
+            await app.state.rooms.stop_all()
+            if own_store:
+                await the_store.aclose()
+            event("server.stop")
+
+    app = FastAPI(
+        title="Schmier",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.metrics = metrics
+    app.state.rooms = Rooms(the_store, settings, metrics)
+    app.state.limits = Limits(settings.create_rate, settings.join_rate, settings.lookup_fail_rate)
+    app.include_router(router)
+    app.add_api_websocket_route("/ws/{code}", websocket_endpoint)
+    web = web_directory()
+    if web is not None:
+        app.include_router(page_routes(web))
+        app.mount("/static", StaticFiles(directory=web), name="static")
+    app.add_middleware(SecurityHeaders)
+    return app

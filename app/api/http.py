@@ -1,0 +1,163 @@
+"""The HTTP API: create, inspect and join rooms; health, metrics, the schema, the pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+
+from app import engine
+from app.api.limits import AddressLimiter
+from app.logs import event
+from app.protocol import CreateRoom, Joined, JoinRoom, RoomCreated, RoomInfo, protocol_schema
+from app.rooms import JoinRefused, Rooms, ShuttingDown, UnknownRoom
+from app.rooms.codes import normalise_code
+from app.store import StoreError
+
+router = APIRouter()
+
+
+class Limits:
+    """The per-address limiters of one app."""
+
+    def __init__(self, create: int, join: int, failed_lookup: int) -> None:
+        self.create = AddressLimiter(create)
+        self.join = AddressLimiter(join)
+        self.failed = AddressLimiter(failed_lookup)
+
+
+def client_address(request: Request) -> str:
+    """The client's address (uvicorn's proxy-header support has already applied)."""
+    return request.client.host if request.client else "unknown"
+
+
+def _rooms(request: Request) -> Rooms:
+    rooms: Rooms = request.app.state.rooms
+    return rooms
+
+
+def _limits(request: Request) -> Limits:
+    limits: Limits = request.app.state.limits
+    return limits
+
+
+def _too_many() -> HTTPException:
+    return HTTPException(429, "too many requests; try again in a minute", {"Retry-After": "60"})
+
+
+def _check_lookup(request: Request, raw: str) -> str:
+    """The normalised code, counting failures; 429 once an address is past its limit."""
+    address = client_address(request)
+    if _limits(request).failed.exhausted(address):
+        raise _too_many()
+    code = normalise_code(raw)
+    if code is None:
+        _unknown(request)
+    assert code is not None
+    return code
+
+
+def _unknown(request: Request) -> None:
+    _limits(request).failed.take(client_address(request))
+    raise HTTPException(404, "unknown room")
+
+
+@router.post("/api/rooms", status_code=201, response_model=RoomCreated)
+async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
+    """Create a room in its lobby; every rule not given gets its default."""
+    if not _limits(request).create.take(client_address(request)):
+        raise _too_many()
+    try:
+        rules = engine.make_rules(body.variant, body.rules)
+    except engine.RulesError as exc:
+        raise HTTPException(422, str(exc)) from None
+    try:
+        record = await _rooms(request).create(body.variant, rules)
+    except StoreError:
+        raise HTTPException(503, "store unavailable") from None
+    return {"code": record.code, "variant": record.variant, "rules": engine.rules_to_json(rules)}
+
+
+@router.get("/api/rooms/{code}", response_model=RoomInfo)
+async def room_info(code: str, request: Request) -> dict[str, Any]:
+    """The room's seats and phase (public information only)."""
+    normal = _check_lookup(request, code)
+    try:
+        info = await _rooms(request).info(normal)
+    except StoreError:
+        raise HTTPException(503, "store unavailable") from None
+    if info is None:
+        _unknown(request)
+    assert info is not None
+    return info
+
+
+@router.post("/api/rooms/{code}/join", response_model=Joined)
+async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, Any]:
+    """Take a seat (an empty one, or a bot's: the newcomer takes over its hand)."""
+    normal = _check_lookup(request, code)
+    if not _limits(request).join.take(client_address(request)):
+        raise _too_many()
+    try:
+        seat, token = await _rooms(request).join(normal, body.name, body.seat)
+    except UnknownRoom:
+        _unknown(request)
+        raise
+    except JoinRefused as exc:
+        raise HTTPException(exc.status, exc.detail) from None
+    except ShuttingDown:
+        raise HTTPException(503, "server shutting down") from None
+    except StoreError:
+        raise HTTPException(503, "store unavailable") from None
+    return {"seat": seat, "token": token}
+
+
+@router.get("/healthz")
+async def healthz(request: Request) -> Response:
+    """200 only when the store answers (so a load balancer skips a cut-off instance)."""
+    if await _rooms(request).store.ping():
+        return JSONResponse({"status": "ok"})
+    event("health.store_down")
+    return JSONResponse({"status": "store unavailable"}, status_code=503)
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> Response:
+    """Prometheus text exposition."""
+    body: bytes = request.app.state.metrics.render()
+    return PlainTextResponse(body, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+@router.get("/api/protocol.json")
+async def protocol_json() -> dict[str, Any]:
+    """JSON Schema of every frame and HTTP body."""
+    return protocol_schema()
+
+
+def web_directory() -> Path | None:
+    """The browser client: inside the installed package, else the repository's `web/`."""
+    import app as package
+
+    here = Path(package.__file__).parent
+    for candidate in (here / "web", here.parent / "web"):
+        if (candidate / "index.html").is_file():
+            return candidate
+    return None
+
+
+def page_routes(web: Path) -> APIRouter:
+    """`/` and `/r/{code}`: the same single page, which reads the code from the URL."""
+    pages = APIRouter()
+    index = web / "index.html"
+
+    @pages.get("/", include_in_schema=False)
+    async def home() -> FileResponse:
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    @pages.get("/r/{code}", include_in_schema=False)
+    async def room_page(code: str) -> FileResponse:
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    return pages

@@ -1,0 +1,238 @@
+"""The WebSocket endpoint `/ws/{code}`: handshake checks, hello, frames, rate limits.
+
+This layer parses and authenticates; it never changes a room. Everything a socket says
+after its hello goes to the room's actor as a parsed frame, and everything the actor
+says goes out through this connection's own bounded queue and writer task, so a slow
+client can never stall the room (it is closed instead when its queue overflows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from app.api.limits import TokenBucket
+from app.api.security import origin_allowed
+from app.config import Settings
+from app.logs import event
+from app.metrics import Metrics
+from app.protocol import CloseCode, Hello, parse_client_frame
+from app.rooms import RoomActor, Rooms, ShuttingDown, UnknownRoom
+from app.rooms.codes import normalise_code
+from app.store import StoreError
+
+OUTBOX = 512
+"""Frames queued for one socket before it counts as unable to keep up."""
+
+_CLOSE = object()
+
+
+def _error(code: str, message: str) -> bytes:
+    return orjson.dumps({"type": "error", "code": code, "message": message})
+
+
+class SocketPeer:
+    """One connection as a room sees it: a seat and a non-blocking `send`."""
+
+    def __init__(self, ws: WebSocket) -> None:
+        self.seat: int | None = None
+        self._ws = ws
+        self._outbox: asyncio.Queue[Any] = asyncio.Queue(maxsize=OUTBOX)
+        self._closing = False
+        self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    def send(self, data: bytes) -> None:
+        """Queue a frame; a client too slow to take its frames is closed with 1008."""
+        if self._closing:
+            return
+        try:
+            self._outbox.put_nowait(data)
+        except asyncio.QueueFull:
+            self.close(CloseCode.POLICY_VIOLATION, "too slow")
+
+    def close(self, code: int, reason: str = "") -> None:
+        """Close after the frames already queued (only the first close counts)."""
+        if self._closing:
+            return
+        self._closing = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self._outbox.put_nowait((_CLOSE, code, reason))
+            return
+        # The outbox is full: drop what is queued, the close matters more.
+        while not self._outbox.empty():
+            self._outbox.get_nowait()
+        self._outbox.put_nowait((_CLOSE, code, reason))
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    async def _write(self) -> None:
+        ws = self._ws
+        try:
+            while True:
+                item = await self._outbox.get()
+                if isinstance(item, bytes):
+                    await ws.send_text(item.decode())
+                    continue
+                _, code, reason = item
+                await ws.close(code=code, reason=reason)
+                return
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            return
+
+
+async def websocket_endpoint(ws: WebSocket, code: str) -> None:
+    """Serve one socket from handshake to close."""
+    app = ws.app
+    settings: Settings = app.state.settings
+    rooms: Rooms = app.state.rooms
+    metrics: Metrics = app.state.metrics
+    if not origin_allowed(
+        ws.headers.get("origin"), ws.headers.get("host"), settings.origin_allowlist
+    ):
+        # Closing before accept makes the server answer the handshake with HTTP 403.
+        event("socket.origin_refused")
+        await ws.close(code=CloseCode.POLICY_VIOLATION)
+        return
+    await ws.accept()
+    metrics.sockets.inc()
+    peer = SocketPeer(ws)
+    actor: RoomActor | None = None
+    try:
+        actor = await _serve(ws, peer, code, settings, rooms)
+    finally:
+        if actor is not None:
+            actor.disconnect(peer)
+        if not peer.closing:
+            peer.close(CloseCode.NORMAL)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(peer.writer), timeout=5)
+        peer.writer.cancel()
+        metrics.sockets.dec()
+
+
+async def _receive_text(ws: WebSocket, peer: SocketPeer) -> str | None:
+    """The next text frame; None once the socket is closed or has been closed by us."""
+    try:
+        message = await ws.receive()
+    except (WebSocketDisconnect, RuntimeError):
+        return None
+    if message["type"] == "websocket.disconnect":
+        return None
+    text = message.get("text")
+    if text is None:
+        peer.close(CloseCode.UNSUPPORTED_DATA, "binary frames are not supported")
+        return None
+    return str(text)
+
+
+class _Limiter:
+    """A connection's frame budget; past it, errors, then a 1008 close."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.bucket = TokenBucket(settings.frame_burst, settings.frame_rate)
+        self.strikes = 0
+        self.max_strikes = settings.frame_burst
+
+    def allow(self, peer: SocketPeer) -> bool:
+        if self.bucket.take():
+            self.strikes = 0
+            return True
+        self.strikes += 1
+        if self.strikes > self.max_strikes:
+            peer.close(CloseCode.POLICY_VIOLATION, "rate limit")
+        else:
+            peer.send(_error("rate_limited", "too many frames; slow down"))
+        return False
+
+
+async def _serve(
+    ws: WebSocket, peer: SocketPeer, raw_code: str, settings: Settings, rooms: Rooms
+) -> RoomActor | None:
+    """The life of one connection; returns the actor it was seated in, if any."""
+    code = normalise_code(raw_code)
+    try:
+        found = None if code is None else await rooms.get(code)
+    except ShuttingDown:
+        peer.close(CloseCode.SERVICE_RESTART)
+        return None
+    except StoreError:
+        peer.close(CloseCode.INTERNAL_ERROR, "store unavailable")
+        return None
+    if code is None or found is None:
+        peer.close(CloseCode.UNKNOWN_ROOM, "unknown room")
+        return None
+    limiter = _Limiter(settings)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + settings.hello_timeout
+    actor: RoomActor | None = None
+    while actor is None:
+        try:
+            async with asyncio.timeout_at(deadline):
+                text = await _receive_text(ws, peer)
+        except TimeoutError:
+            peer.close(CloseCode.HELLO_TIMEOUT, "no hello")
+            return None
+        if text is None or not limiter.allow(peer):
+            if peer.closing or text is None:
+                return None
+            continue
+        try:
+            frame = parse_client_frame(text)
+        except ValidationError:
+            peer.send(_error("bad_message", "not a protocol frame; say hello first"))
+            continue
+        if not isinstance(frame, Hello):
+            peer.send(_error("bad_message", "the first frame must be hello"))
+            continue
+        try:
+            actor = await rooms.connect(code, peer, frame.token)
+        except UnknownRoom:
+            peer.close(CloseCode.UNKNOWN_ROOM, "unknown room")
+            return None
+        except ShuttingDown:
+            peer.close(CloseCode.SERVICE_RESTART)
+            return None
+        except Exception:
+            peer.close(CloseCode.INTERNAL_ERROR, "room unavailable")
+            return None
+        if actor is None:
+            peer.close(CloseCode.BAD_TOKEN, "bad token")
+            return None
+    while True:
+        text = await _receive_text(ws, peer)
+        if text is None:
+            return actor
+        if not limiter.allow(peer):
+            if peer.closing:
+                return actor
+            continue
+        try:
+            frame = parse_client_frame(text)
+        except ValidationError as exc:
+            peer.send(_error("bad_message", _describe(exc)))
+            continue
+        if actor.closed:
+            peer.close(CloseCode.SERVICE_RESTART)
+            return actor
+        try:
+            await actor.frame(peer, frame)
+        except Exception:
+            peer.close(CloseCode.SERVICE_RESTART)
+            return actor
+
+
+def _describe(exc: ValidationError) -> str:
+    """A short reason for a bad frame (pydantic's first complaint, without the input)."""
+    errors = exc.errors(include_input=False, include_url=False)
+    if not errors:
+        return "not a protocol frame"
+    first = errors[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    return f"{where}: {first.get('msg', 'invalid')}"[:200] if where else str(first.get("msg"))

@@ -1,0 +1,83 @@
+"""Server settings, read from `SCHMIER_*` environment variables.
+
+One pydantic-settings class so that `python -m app`, the tests and a container all
+configure the server the same way, and so that a bad value fails at start-up with a
+clear message instead of halfway through a game. Every field is documented in
+`docs/configuration.md` (a test keeps the two in step).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Everything an operator may tune; defaults suit a small self-hosted server."""
+
+    model_config = SettingsConfigDict(env_prefix="SCHMIER_", extra="ignore", frozen=True)
+
+    host: str = Field("127.0.0.1", description="Address uvicorn listens on.")
+    port: int = Field(8000, ge=0, le=65535, description="TCP port uvicorn listens on.")
+    redis_url: str | None = Field(
+        None, description="Redis URL (redis://host:port/db); unset keeps rooms in memory."
+    )
+    redis_prefix: str = Field("schmier:", description="Prefix of every Redis key.")
+    bot_delay: float = Field(0.8, ge=0, description="Seconds a bot waits before acting.")
+    hand_pause: float = Field(
+        5.0, ge=0, description="Seconds a hand's score stays up before the next deal."
+    )
+    trick_pause: float = Field(
+        1.0, ge=0, description="Extra seconds before a bot acts after a trick is completed."
+    )
+    autoplay_after: float = Field(
+        60.0,
+        ge=0,
+        description="Seconds a disconnected player's turn waits before the bot plays it.",
+    )
+    room_ttl: int = Field(
+        7 * 24 * 3600, ge=60, description="Seconds an untouched room is kept in the store."
+    )
+    idle_room_seconds: float = Field(
+        300.0, ge=0, description="Seconds a room with no sockets stays loaded in memory."
+    )
+    hello_timeout: float = Field(
+        10.0, gt=0, description="Seconds a new socket has to send its hello."
+    )
+    frame_burst: int = Field(30, ge=1, description="Frames a connection may send at once.")
+    frame_rate: float = Field(
+        10.0, gt=0, description="Frames per second a connection may send after its burst."
+    )
+    chat_burst: int = Field(5, ge=1, description="Chat messages a seat may send per window.")
+    chat_window: float = Field(5.0, gt=0, description="The chat window, in seconds.")
+    create_rate: int = Field(
+        20, ge=1, description="Rooms one client address may create per minute."
+    )
+    join_rate: int = Field(60, ge=1, description="Joins one client address may make per minute.")
+    lookup_fail_rate: int = Field(
+        30,
+        ge=1,
+        description="Failed room look-ups (unknown code) per address per minute before 429.",
+    )
+    allowed_origins: str = Field(
+        "",
+        description="Comma-separated extra origins (https://host:port) allowed to open sockets.",
+    )
+    log_json: bool = Field(False, description="One JSON object per log line.")
+    log_level: str = Field("INFO", description="Python logging level name.")
+    proxy_headers: bool = Field(
+        False, description="Trust X-Forwarded-For/-Proto from FORWARDED_ALLOW_IPS."
+    )
+    forwarded_allow_ips: str = Field(
+        "127.0.0.1", description="Comma-separated proxy addresses whose headers are trusted."
+    )
+    max_frame: int = Field(
+        8192, ge=256, description="Largest WebSocket frame in bytes; larger closes with 1009."
+    )
+
+    @property
+    def origin_allowlist(self) -> frozenset[str]:
+        """The allowed origins, normalised (lower case, no trailing slash)."""
+        return frozenset(
+            o.strip().rstrip("/").lower() for o in self.allowed_origins.split(",") if o.strip()
+        )

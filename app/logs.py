@@ -1,0 +1,69 @@
+"""Logging: one line per event, plain or JSON, never a token or a card.
+
+Events are logged through `event(name, **fields)` with explicit, non-secret fields
+(room code, seat, action type, counts), so a careless `repr` of a frame or a state can
+never put a hand or a token into the logs: nothing calls `log` with those objects.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from typing import Any
+
+LOGGER = logging.getLogger("schmier")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line, for log shippers."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "event": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            entry.update(fields)
+        if record.exc_info:
+            entry["exc"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+class PlainFormatter(logging.Formatter):
+    """`time level event key=value ...`, for people reading a terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = getattr(record, "fields", None)
+        tail = ""
+        if isinstance(fields, dict):
+            tail = "".join(f" {k}={v}" for k, v in fields.items())
+        line = f"{self.formatTime(record)} {record.levelname} {record.getMessage()}{tail}"
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+def configure(json_lines: bool, level: str) -> None:
+    """Send the server's logs to stderr in the chosen format (idempotent)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if json_lines else PlainFormatter())
+    LOGGER.handlers[:] = [handler]
+    LOGGER.setLevel(level.upper())
+    LOGGER.propagate = False
+
+
+def event(name: str, level: int = logging.INFO, **fields: Any) -> None:
+    """Log one event; `fields` must be non-secret scalars (codes, seats, counts)."""
+    if LOGGER.isEnabledFor(level):
+        LOGGER.log(level, name, extra={"fields": fields})
+
+
+def failure(name: str, **fields: Any) -> None:
+    """Log an unexpected exception with its traceback (which holds no frame payloads)."""
+    LOGGER.error(name, extra={"fields": fields}, exc_info=True)

@@ -1,0 +1,17 @@
+"""Live rooms: one actor per room, a registry to find them, the stored room record."""
+
+from __future__ import annotations
+
+from app.rooms.actor import JoinRefused, Peer, Refused, RoomActor, RoomGone
+from app.rooms.registry import Rooms, ShuttingDown, UnknownRoom
+
+__all__ = [
+    "JoinRefused",
+    "Peer",
+    "Refused",
+    "RoomActor",
+    "RoomGone",
+    "Rooms",
+    "ShuttingDown",
+    "UnknownRoom",
+]

@@ -1,0 +1,133 @@
+"""The room record: what the store keeps of a room, and its (de)serialisation.
+
+The snapshot holds the seats (name, kind, token hash, connected), the variant, the
+rules, the first dealer and the engine state (`engine.state_to_json`). Chat is not kept.
+The record is immutable: the actor builds the next record, commits it, and only then
+adopts it, so a failed commit leaves the room exactly as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import orjson
+
+from app import engine
+
+SeatKind = Literal["human", "bot", "empty"]
+SNAPSHOT_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One chair at the table."""
+
+    kind: SeatKind = "empty"
+    name: str | None = None
+    token_hash: str | None = None
+    """SHA-256 of the seat's token; only human seats have one."""
+    connected: bool = False
+
+
+def bot_seat(seat: int) -> Seat:
+    """A bot sitting at `seat` (bots are named after their chair)."""
+    return Seat(kind="bot", name=f"Bot {seat + 1}")
+
+
+@dataclass(frozen=True, slots=True)
+class RoomRecord:
+    """A room as committed to the store."""
+
+    code: str
+    variant: str
+    rules: engine.Rules
+    seats: tuple[Seat, ...]
+    first_dealer: int | None = None
+    state: engine.State | None = None
+    """None while the room is in its lobby."""
+    created: float = 0.0
+
+    @classmethod
+    def new(cls, code: str, variant: str, rules: engine.Rules) -> RoomRecord:
+        """A room in its lobby with every seat empty."""
+        seats = tuple(Seat() for _ in range(engine.seat_count(variant)))
+        return cls(code=code, variant=variant, rules=rules, seats=seats, created=time.time())
+
+    @property
+    def phase(self) -> str:
+        """The protocol's phase of the room."""
+        return "lobby" if self.state is None else str(self.state.phase)
+
+    def with_seat(self, seat: int, value: Seat) -> RoomRecord:
+        """This record with one seat replaced."""
+        seats = list(self.seats)
+        seats[seat] = value
+        return replace(self, seats=tuple(seats))
+
+    def to_bytes(self) -> bytes:
+        """The store snapshot."""
+        body: dict[str, Any] = {
+            "format": SNAPSHOT_FORMAT,
+            "code": self.code,
+            "variant": self.variant,
+            "rules": engine.rules_to_json(self.rules),
+            "seats": [
+                {
+                    "kind": s.kind,
+                    "name": s.name,
+                    "token_hash": s.token_hash,
+                    "connected": s.connected,
+                }
+                for s in self.seats
+            ],
+            "first_dealer": self.first_dealer,
+            "state": None if self.state is None else engine.state_to_json(self.state),
+            "created": self.created,
+        }
+        return orjson.dumps(body)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> RoomRecord:
+        """A record from its store snapshot."""
+        body = orjson.loads(data)
+        if body.get("format") != SNAPSHOT_FORMAT:
+            raise ValueError(f"unknown room snapshot format {body.get('format')!r}")
+        variant = str(body["variant"])
+        seats = tuple(
+            Seat(
+                kind=s["kind"],
+                name=s["name"],
+                token_hash=s["token_hash"],
+                connected=bool(s["connected"]),
+            )
+            for s in body["seats"]
+        )
+        state = body["state"]
+        return cls(
+            code=str(body["code"]),
+            variant=variant,
+            rules=engine.make_rules(variant, body["rules"]),
+            seats=seats,
+            first_dealer=body["first_dealer"],
+            state=None if state is None else engine.state_from_json(state),
+            created=float(body["created"]),
+        )
+
+    def public_seats(self, live: bool = True) -> list[dict[str, Any]]:
+        """Seats as `GET /api/rooms/{code}` shows them (no token hash, of course)."""
+        return [
+            {
+                "seat": k,
+                "name": s.name,
+                "kind": s.kind,
+                "connected": s.connected and live,
+            }
+            for k, s in enumerate(self.seats)
+        ]
+
+
+def log_entry(seat: int | None, action: dict[str, Any]) -> bytes:
+    """One accepted engine action as the store's log keeps it."""
+    return orjson.dumps({"seat": seat, "action": action})

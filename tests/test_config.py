@@ -1,0 +1,66 @@
+"""Settings: environment variables, defaults, validation, and their documentation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from app.config import Settings
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
+
+
+def test_defaults() -> None:
+    settings = Settings()
+    assert (settings.host, settings.port) == ("127.0.0.1", 8000)
+    assert settings.redis_url is None
+    assert settings.bot_delay == pytest.approx(0.8)
+    assert settings.hand_pause == 5
+    assert settings.autoplay_after == 60
+    assert settings.room_ttl == 7 * 24 * 3600
+    assert settings.hello_timeout == 10
+    assert (settings.frame_burst, settings.frame_rate) == (30, 10)
+    assert (settings.chat_burst, settings.chat_window) == (5, 5)
+    assert settings.max_frame == 8192
+    assert settings.origin_allowlist == frozenset()
+
+
+def test_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCHMIER_PORT", "9001")
+    monkeypatch.setenv("SCHMIER_REDIS_URL", "redis://example:6379/3")
+    monkeypatch.setenv("SCHMIER_BOT_DELAY", "0")
+    monkeypatch.setenv("SCHMIER_LOG_JSON", "true")
+    monkeypatch.setenv("SCHMIER_ALLOWED_ORIGINS", "https://A.example/, https://b.example:8443")
+    settings = Settings()
+    assert settings.port == 9001
+    assert settings.redis_url == "redis://example:6379/3"
+    assert settings.bot_delay == 0
+    assert settings.log_json is True
+    assert settings.origin_allowlist == {"https://a.example", "https://b.example:8443"}
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("SCHMIER_PORT", "-1"), ("SCHMIER_BOT_DELAY", "-2"), ("SCHMIER_FRAME_BURST", "0"),
+     ("SCHMIER_HELLO_TIMEOUT", "0"), ("SCHMIER_MAX_FRAME", "12"), ("SCHMIER_PORT", "x")],
+)  # fmt: skip
+def test_bad_values_fail_at_start(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValidationError):
+        Settings()
+
+
+def test_every_setting_is_documented_once() -> None:
+    text = DOC.read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `SCHMIER_")]
+    documented = [row.split("`")[1] for row in rows]
+    expected = [f"SCHMIER_{name.upper()}" for name in Settings.model_fields]
+    assert sorted(documented) == sorted(expected)
+    for name, field in Settings.model_fields.items():
+        row = rows[documented.index(f"SCHMIER_{name.upper()}")]
+        default = field.default
+        if default not in (None, ""):
+            shown = str(default).lower()
+            assert shown.removesuffix(".0") in row.lower(), (name, default)

@@ -1,0 +1,191 @@
+"""The HTTP API over a real socket: rooms, joins, limits, headers, health, metrics."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import httpx
+import pytest
+
+from app.rooms.codes import CODE_ALPHABET, CODE_LENGTH
+from tests.support.servers import Client, RunningServer, ServerFactory, free_port
+
+
+@pytest.fixture
+async def http(server: RunningServer) -> httpx.AsyncClient:
+    async with httpx.AsyncClient(base_url=server.base_url) as client:
+        yield client  # type: ignore[misc]
+
+
+async def test_create_fills_every_rule(http: httpx.AsyncClient) -> None:
+    answer = await http.post("/api/rooms", json={"variant": "wisconsin4"})
+    assert answer.status_code == 201
+    body = answer.json()
+    assert body["variant"] == "wisconsin4"
+    assert body["rules"] == {
+        "target": 21,
+        "stick_the_dealer": False,
+        "trump_anytime": True,
+        "kitty": 2,
+        "joker_order": "first_high",
+    }
+    assert re.fullmatch(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}", body["code"])
+    assert CODE_LENGTH * 5 >= 40
+    answer = await http.post(
+        "/api/rooms", json={"variant": "schmier5", "rules": {"target": 11, "trump_anytime": True}}
+    )
+    assert answer.status_code == 201
+    assert answer.json()["rules"] == {
+        "target": 11,
+        "stick_the_dealer": False,
+        "trump_anytime": True,
+    }
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"variant": "poker"},
+        {},
+        {"variant": "schmier6", "rules": {"kitty": 2}},
+        {"variant": "schmier6", "rules": {"target": 4}},
+        {"variant": "schmier6", "rules": {"target": 100}},
+        {"variant": "wisconsin4", "rules": {"kitty": 4}},
+        {"variant": "wisconsin4", "rules": {"joker_order": "random"}},
+        {"variant": "schmier6", "rules": {"colour": "red"}},
+        {"variant": "schmier6", "extra": 1},
+    ],
+)
+async def test_create_refuses_bad_rooms(http: httpx.AsyncClient, body: dict[str, object]) -> None:
+    assert (await http.post("/api/rooms", json=body)).status_code == 422
+
+
+async def test_room_info_and_case_insensitive_codes(http: httpx.AsyncClient) -> None:
+    code = (await http.post("/api/rooms", json={"variant": "schmier6"})).json()["code"]
+    info = await http.get(f"/api/rooms/{code.upper()}")
+    assert info.status_code == 200
+    body = info.json()
+    assert body["code"] == code and body["phase"] == "lobby" and body["variant"] == "schmier6"
+    assert body["seats"] == [
+        {"seat": k, "name": None, "kind": "empty", "connected": False} for k in range(6)
+    ]
+    assert (await http.get("/api/rooms/aaaaaaaaaa")).status_code == 404
+    assert (await http.get("/api/rooms/x")).status_code == 404
+    joined = await http.post(f"/api/rooms/{code.upper()}/join", json={"name": "Ann"})
+    assert joined.status_code == 200
+
+
+async def test_join_names_seats_tokens(server: RunningServer, http: httpx.AsyncClient) -> None:
+    code = (await http.post("/api/rooms", json={"variant": "wisconsin4"})).json()["code"]
+    url = f"/api/rooms/{code}/join"
+    for bad in ("", "   ", "\x00\x07", "x" * 25, "\u200b"):
+        assert (await http.post(url, json={"name": bad})).status_code == 422, bad
+    for seat in (-1, 4, 99):
+        assert (await http.post(url, json={"name": "A", "seat": seat})).status_code == 422
+    assert (await http.post(url, json={"name": "A", "seat": "1"})).status_code == 422
+    assert (await http.post("/api/rooms/aaaaaaaaaa/join", json={"name": "A"})).status_code == 404
+
+    answer = await http.post(url, json={"name": "  Ann\x00 \t Lee\u200b  ", "seat": 2})
+    assert answer.status_code == 200
+    seat, token = answer.json()["seat"], answer.json()["token"]
+    assert seat == 2
+    assert len(token) >= 22  # at least 128 bits of URL-safe base64
+    info = (await http.get(f"/api/rooms/{code}")).json()
+    assert info["seats"][2]["name"] == "Ann Lee" and info["seats"][2]["kind"] == "human"
+    # The token is stored only as its hash.
+    stored = await server.app.state.rooms.store.load(code)
+    assert token.encode() not in stored.snapshot
+    assert hashlib.sha256(token.encode()).hexdigest().encode() in stored.snapshot
+
+
+async def test_rate_limits(server_factory: ServerFactory) -> None:
+    server = server_factory(create_rate=3, join_rate=2, lookup_fail_rate=2)
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        codes = []
+        for _ in range(3):
+            answer = await http.post("/api/rooms", json={"variant": "schmier6"})
+            assert answer.status_code == 201
+            codes.append(answer.json()["code"])
+        assert (await http.post("/api/rooms", json={"variant": "schmier6"})).status_code == 429
+
+        for name in ("A", "B"):
+            assert (
+                await http.post(f"/api/rooms/{codes[0]}/join", json={"name": name})
+            ).status_code == 200
+        assert (
+            await http.post(f"/api/rooms/{codes[0]}/join", json={"name": "C"})
+        ).status_code == 429
+
+        for _ in range(2):
+            assert (await http.get("/api/rooms/bbbbbbbbbb")).status_code == 404
+        assert (await http.get("/api/rooms/bbbbbbbbbb")).status_code == 429
+        assert (await http.get(f"/api/rooms/{codes[1]}")).status_code == 429
+        assert (
+            await http.post("/api/rooms/bbbbbbbbbb/join", json={"name": "D"})
+        ).status_code == 429
+
+
+async def test_pages_and_security_headers(http: httpx.AsyncClient) -> None:
+    home = await http.get("/")
+    room = await http.get("/r/abcdefghij")
+    assert home.status_code == room.status_code == 200
+    assert home.text == room.text and "<html" in home.text.lower()
+    for answer in (home, room, await http.get("/static/index.html"), await http.get("/healthz")):
+        csp = answer.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+        assert "frame-ancestors 'none'" in csp
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["referrer-policy"] == "no-referrer"
+
+
+async def test_health_metrics_and_schema(http: httpx.AsyncClient) -> None:
+    assert (await http.get("/healthz")).status_code == 200
+    await http.post("/api/rooms", json={"variant": "schmier6"})
+    metrics = (await http.get("/metrics")).text
+    for name in (
+        "schmier_live_rooms",
+        "schmier_connected_sockets",
+        "schmier_actions_applied_total",
+        "schmier_action_latency_seconds_bucket",
+        "schmier_store_errors_total",
+    ):
+        assert name in metrics
+    schema = (await http.get("/api/protocol.json")).json()
+    text = str(schema)
+    for frame in ("hello", "chat", "add_bot", "remove_bot", "start", "bid", "pass", "trump"):
+        assert f"'{frame}'" in text
+    for frame in ("discard", "call", "play", "rematch", "leave", "state", "error"):
+        assert f"'{frame}'" in text
+    assert schema["close_codes"]["unknown_room"] == 4404
+
+
+async def test_health_fails_without_the_store(server_factory: ServerFactory) -> None:
+    server = server_factory(redis_url=f"redis://127.0.0.1:{free_port()}/0")
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        assert (await http.get("/healthz")).status_code == 503
+        assert (await http.post("/api/rooms", json={"variant": "schmier6"})).status_code == 503
+
+
+async def test_metrics_follow_the_rooms(server: RunningServer) -> None:
+    code = await server.create_room("schmier6")
+    _, token = await server.join(code, "Ann")
+    client = await Client.seated(server, code, token)
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        text = (await http.get("/metrics")).text
+    values = dict(re.findall(r"^(schmier_\w+) ([0-9.e+]+)$", text, re.M))
+    assert float(values["schmier_live_rooms"]) == 1
+    assert float(values["schmier_connected_sockets"]) == 1
+    assert float(values["schmier_actions_applied_total"]) >= 2  # the join, the connection
+    await client.close()
+
+
+async def test_proxy_headers_decide_the_client_address(server_factory: ServerFactory) -> None:
+    server = server_factory(proxy_headers=True, forwarded_allow_ips="127.0.0.1", create_rate=1)
+    body = {"variant": "schmier6"}
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        first = {"X-Forwarded-For": "203.0.113.7"}
+        assert (await http.post("/api/rooms", json=body, headers=first)).status_code == 201
+        assert (await http.post("/api/rooms", json=body, headers=first)).status_code == 429
+        second = {"X-Forwarded-For": "198.51.100.2"}
+        assert (await http.post("/api/rooms", json=body, headers=second)).status_code == 201

@@ -1,0 +1,239 @@
+"""Seats over time: reconnection, leaving, bots taking over and handing back, autoplay,
+idle rooms unloading and coming back, and the HTTP view of the seats."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import orjson
+
+from app import engine
+from app.rooms.record import RoomRecord, bot_seat
+from app.store import RedisStore
+from tests.support.servers import (
+    Client,
+    Player,
+    RunningServer,
+    ServerFactory,
+    eventually,
+    seat_table,
+)
+
+
+async def true_state(server: RunningServer, code: str, variant: str, dealer: int) -> Any:
+    """The room's engine state, replayed from the store's log."""
+    rules = (await server.room(code))["rules"]
+    state = engine.new_game(variant, engine.make_rules(variant, rules), dealer)
+    for raw in await server.app.state.rooms.store.read_log(code):
+        entry = orjson.loads(raw)
+        state = engine.apply(state, entry["seat"], entry["action"])
+    return state
+
+
+async def test_reconnect_same_and_new_device(server: RunningServer) -> None:
+    code, clients, watchers, tokens = await seat_table(
+        server, "schmier6", [0], rules={"target": 5}, spectators=1
+    )
+    first = clients[0]
+    # Only seat 0 is awaited: the room stands still until it acts.
+    quiet = await first.wait_state(lambda v: v["turn"] == [0])
+    view, seq = quiet["view"], quiet["seq"]
+
+    # A second device with the same token: the same complete view, and no change.
+    second = await Client.seated(server, code, tokens[0])
+    assert second.state is not None
+    assert second.state["seq"] == seq
+    assert second.state["view"] == view
+
+    # Both devices gone: the seat shows disconnected, as a change of the room.
+    await first.close()
+    await second.close()
+    gone = await watchers[0].wait_state(lambda v: not v["seats"][0]["connected"])
+    assert gone["seq"] > seq
+    assert (await server.room(code))["seats"][0]["connected"] is False
+
+    # Back with the token: connected again, the same hand, bids and scores.
+    back = await Client.seated(server, code, tokens[0])
+    assert back.state is not None
+    again = back.state["view"]
+    assert back.state["seq"] > gone["seq"]
+    assert again["seats"][0]["connected"] is True
+    for field in ("hand", "bids", "scores", "turn", "trick", "dealer", "legal"):
+        assert again[field] == view[field], field
+    assert (await server.room(code))["seats"][0]["connected"] is True
+    await back.close()
+    await watchers[0].close()
+
+
+async def test_leave_in_lobby_empties_the_seat(server: RunningServer) -> None:
+    code = await server.create_room("schmier5")
+    _, token = await server.join(code, "Ann", 2)
+    client = await Client.seated(server, code, token)
+    await client.send({"type": "leave"})
+    state = await client.wait_state(lambda v: v["you"] is None)
+    assert state["view"]["seats"][2]["kind"] == "empty"
+    assert state["view"]["legal"] == []
+    assert (await server.room(code))["seats"][2] == {
+        "seat": 2,
+        "name": None,
+        "kind": "empty",
+        "connected": False,
+    }
+    await client.close()
+    stale = await Client.connect(server.ws_url(code))
+    await stale.send({"type": "hello", "token": token})
+    assert await stale.closed() == 4401
+
+
+async def test_bot_takes_over_a_leaver_and_finishes(server: RunningServer) -> None:
+    code, clients, watchers, tokens = await seat_table(
+        server, "wisconsin4", [0, 1], rules={"target": 5}, spectators=1
+    )
+    leaver = clients[1]
+    await leaver.send({"type": "leave"})
+    after = await leaver.wait_state(lambda v: v["you"] is None)
+    assert after["view"]["hand"] == [] and after["view"]["legal"] == []
+    assert after["view"]["seats"][1]["kind"] == "bot"
+    stale = await Client.connect(server.ws_url(code))
+    await stale.send({"type": "hello", "token": tokens[1]})
+    assert await stale.closed() == 4401
+
+    player = Player(clients[0], random.Random(3))
+    final = await player.play_until(lambda v: v["phase"] == "game_over")
+    assert final["view"]["winners"]
+    assert (await server.room(code))["seats"][1]["kind"] == "bot"
+    for c in (*clients.values(), *watchers):
+        await c.close()
+
+
+async def test_autoplay_for_a_silent_player(server_factory: ServerFactory) -> None:
+    server = server_factory(autoplay_after=0.2)
+    code, clients, watchers, tokens = await seat_table(
+        server, "schmier5", [0, 3], rules={"target": 5}, spectators=1
+    )
+    await clients[3].close()
+    await clients[0].close()
+
+    def acted(seat: int) -> Callable[[dict[str, Any]], bool]:
+        def check(view: dict[str, Any]) -> bool:
+            plays = [p for t in view["tricks"] for p in t["cards"]] + view["trick"]
+            return any(b["seat"] == seat for b in view["bids"]) or any(
+                p["seat"] == seat for p in plays
+            )
+
+        return check
+
+    # Nobody is there for seats 0 and 3: the bot policy plays their turns.
+    await watchers[0].wait_state(lambda v: acted(0)(v) and acted(3)(v))
+    # Seat 0 comes back and gets its seat back: its turns wait for it again, so
+    # playing them never collides with the bot (an error would fail the player).
+    back = await Client.seated(server, code, tokens[0])
+    player = Player(back, random.Random(5))
+    final = await player.play_until(lambda v: v["phase"] == "game_over", timeout=60)
+    assert final["view"]["winners"]
+    seats = final["view"]["seats"]
+    assert [s["kind"] for s in seats] == ["human", "bot", "bot", "human", "bot"]
+    assert seats[0]["connected"] and not seats[3]["connected"]
+    await back.close()
+    await watchers[0].close()
+
+
+async def test_human_takes_a_bots_seat_hand_and_all(server: RunningServer) -> None:
+    code, clients, _, _ = await seat_table(server, "schmier6", [0], rules={"target": 5})
+    view = clients[0].state["view"]  # type: ignore[index]
+    assert view["seats"][4]["kind"] == "bot"
+    seat, token = await server.join(code, "Newcomer", 4)
+    assert seat == 4
+    newcomer = await Client.seated(server, code, token)
+    assert newcomer.state is not None
+    mine = newcomer.state["view"]
+    assert mine["you"] == 4
+    assert mine["seats"][4]["kind"] == "human" and mine["seats"][4]["name"] == "Newcomer"
+    state = await true_state(server, code, "schmier6", mine["dealer"])
+    dealt = engine.view(state, 4)["hand"]
+    assert mine["hand"] == dealt and len(dealt) == 6
+    # Seat 4 is a person now: the game waits for them, and they can finish it.
+    players = [Player(clients[0], random.Random(1)), Player(newcomer, random.Random(2))]
+
+    finals = await asyncio.gather(
+        *(p.play_until(lambda v: v["phase"] == "game_over") for p in players)
+    )
+    assert players[1].actions > 0
+    assert finals[0]["seq"] == finals[1]["seq"]
+    for c in (clients[0], newcomer):
+        await c.close()
+
+
+async def test_join_conflicts(server: RunningServer) -> None:
+    code = await server.create_room("wisconsin4")
+    await server.join(code, "A", 1)
+
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        taken = await http.post(f"/api/rooms/{code}/join", json={"name": "B", "seat": 1})
+        assert taken.status_code == 409
+        for name in ("C", "D", "E"):
+            assert (
+                await http.post(f"/api/rooms/{code}/join", json={"name": name})
+            ).status_code == 200
+        full = await http.post(f"/api/rooms/{code}/join", json={"name": "F"})
+        assert full.status_code == 409
+    seats = (await server.room(code))["seats"]
+    assert [s["name"] for s in seats] == ["C", "A", "D", "E"]
+
+
+async def test_idle_room_unloads_and_comes_back(server_factory: ServerFactory) -> None:
+    server = server_factory(idle_room_seconds=0.1)
+    code, clients, _, tokens = await seat_table(server, "wisconsin4", [0], rules={"target": 5})
+    before = await clients[0].wait_state(lambda v: v["turn"] == [0])
+    await clients[0].close()
+    rooms = server.app.state.rooms
+
+    async def unloaded() -> bool:
+        return code not in rooms.live
+
+    await eventually(unloaded)
+    info = await server.room(code)
+    assert info["phase"] == before["view"]["phase"]
+    back = await Client.seated(server, code, tokens[0])
+    assert back.state is not None
+    assert back.state["seq"] > before["seq"]
+    view: dict[str, Any] = back.state["view"]
+    for field in ("hand", "bids", "scores", "turn", "dealer", "legal"):
+        assert view[field] == before["view"][field], field
+    await back.close()
+
+
+async def test_a_lost_compare_and_set_reloads_the_room(
+    redis_server: RunningServer, redis_url: str, redis_prefix: str
+) -> None:
+    """Another writer got there first: the room takes the stored version, refuses the
+    action with `unavailable`, and the retry succeeds on top of the other write."""
+    code = await redis_server.create_room("schmier6")
+    _, token = await redis_server.join(code, "Ann", 0)
+    client = await Client.seated(redis_server, code, token)
+    assert client.state is not None
+    seq = client.state["seq"]
+
+    other = RedisStore(redis_url, prefix=redis_prefix, ttl_seconds=600)
+    stored = await other.load(code)
+    assert stored is not None and stored.version == seq
+    record = RoomRecord.from_bytes(stored.snapshot).with_seat(1, bot_seat(1))
+    await other.commit(code, seq + 1, record.to_bytes())
+    await other.aclose()
+
+    await client.send({"type": "add_bot", "seat": 2})
+    answer = await client.next_error()
+    assert answer["code"] == "unavailable"
+    reloaded = client.state
+    assert reloaded["seq"] == seq + 1
+    assert [s["kind"] for s in reloaded["view"]["seats"]][:3] == ["human", "bot", "empty"]
+
+    await client.send({"type": "add_bot", "seat": 2})
+    done = await client.wait_state(lambda v: v["seats"][2]["kind"] == "bot")
+    assert done["seq"] == seq + 2
+    assert done["view"]["seats"][1]["kind"] == "bot"
+    await client.close()

@@ -1,0 +1,202 @@
+"""No frame tells a seat or a spectator anything it may not know, over whole games.
+
+The server's store log holds every accepted engine action, deals included, so the test
+replays the game and knows the true state behind every frame. Each state frame must be
+exactly the engine's redacted view of one of those states (in order), and, checked
+directly against the true state, must hold no card outside what that viewer may see:
+its own hand and discards, cards played to tricks, the called card. The `schmier5`
+partner stays hidden until the called card is played, and the `wisconsin4` trump until
+the bidder's first lead.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from typing import Any
+
+import orjson
+import pytest
+
+from app import engine
+from app.logs import LOGGER, JsonFormatter
+from tests.support.servers import (
+    Client,
+    Player,
+    RunningServer,
+    ServerFactory,
+    play_all,
+    seat_table,
+)
+
+CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
+ROOM_SEAT_FIELDS = ("name", "kind", "connected")
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card-like string anywhere in a frame."""
+    found: set[str] = set()
+    if isinstance(value, str):
+        if CARD.match(value):
+            found.add(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found |= cards_in(key) | cards_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= cards_in(item)
+    return found
+
+
+def engine_part(view: dict[str, Any]) -> dict[str, Any]:
+    """The view without the fields the server adds to the engine's."""
+    out = {k: v for k, v in view.items() if k != "code"}
+    out["seats"] = [
+        {k: v for k, v in s.items() if k not in ROOM_SEAT_FIELDS} for s in view["seats"]
+    ]
+    return out
+
+
+def states_of(variant: str, rules: dict[str, Any], dealer: int, log: list[bytes]) -> list[Any]:
+    """Every engine state of the game, from the first deal on."""
+    state = engine.new_game(variant, engine.make_rules(variant, rules), dealer)
+    states = []
+    for raw in log:
+        entry = orjson.loads(raw)
+        state = engine.apply(state, entry["seat"], entry["action"])
+        states.append(state)
+    return states
+
+
+def check_frame(view: dict[str, Any], state: Any, seat: int | None) -> None:
+    """The direct secrecy check of one view against the true state."""
+    places = engine.card_places(state)
+    allowed = {"trick"} | {p for p in places.values() if p.startswith("won:")}
+    if seat is not None:
+        allowed |= {f"hand:{seat}", f"discard:{seat}"}
+    called = view.get("called")
+    last_called = (view.get("last_hand") or {}).get("called")
+    # A `call` entry of `legal` may name any card but the bidder's own: that tells the
+    # bidder nothing (it is the deck minus their hand), so those entries are not shown
+    # cards. Every other card anywhere in the view must be one the viewer may see.
+    shown = cards_in({k: v for k, v in view.items() if k != "legal"})
+    shown |= cards_in([a for a in view["legal"] if a["type"] != "call"])
+    for card in shown:
+        if card in (called, last_called):
+            continue
+        assert places[card] in allowed, f"seat {seat} was shown {card} ({places[card]})"
+    if state.partner is not None and not state.partner_revealed and seat != state.partner:
+        assert view["partner"] is None, "the partner was revealed too early"
+    if not state.trump_public:
+        assert view["trump"] is None, "the trump was public too early"
+        if seat != state.bidder:
+            assert view.get("my_trump") is None
+    if seat is None:
+        assert view["hand"] == [] and view["legal"] == []
+
+
+def check_client(client: Client, seat: int | None, states: list[Any]) -> int:
+    """Match every in-game frame of `client` to the state it shows, in order."""
+    index = 0
+    checked = 0
+    for frame in client.frames:
+        if frame["type"] != "state" or frame["view"]["phase"] == "lobby":
+            continue
+        view = frame["view"]
+        target = engine_part(view)
+        while index < len(states) and engine.view(states[index], seat) != target:
+            index += 1
+        assert index < len(states), f"seat {seat}: frame {frame['seq']} matches no true state"
+        check_frame(view, states[index], seat)
+        checked += 1
+    return checked
+
+
+async def read_log(server: RunningServer, code: str) -> list[bytes]:
+    store = server.app.state.rooms.store
+    log: list[bytes] = await store.read_log(code)
+    return log
+
+
+@pytest.mark.parametrize(
+    ("variant", "humans"), [("schmier6", [0, 1, 4]), ("schmier5", [0, 2]), ("wisconsin4", [1, 2])]
+)
+async def test_frames_leak_nothing(server: RunningServer, variant: str, humans: list[int]) -> None:
+    rules = {"target": 7}
+    code, clients, watchers, _ = await seat_table(
+        server, variant, humans, rules=rules, spectators=1
+    )
+    rng = random.Random(f"secrecy-{variant}")
+    await play_all([Player(clients[s], rng) for s in humans], lambda v: v["phase"] == "game_over")
+    await watchers[0].wait_state(lambda v: v["phase"] == "game_over")
+    first_game_view = next(
+        f["view"]
+        for f in clients[humans[0]].frames
+        if f["type"] == "state" and f["view"]["phase"] != "lobby"
+    )
+    states = states_of(variant, rules, first_game_view["dealer"], await read_log(server, code))
+    assert states[-1].phase == "game_over"
+    for seat, client in clients.items():
+        assert check_client(client, seat, states) > 10
+    assert check_client(watchers[0], None, states) > 10
+    for client in [*clients.values(), *watchers]:
+        await client.close()
+
+
+class _Collect(logging.Handler):
+    """Keeps the formatted lines of the server's logger."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+        self.setFormatter(JsonFormatter())
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+async def test_logs_hold_no_token_and_no_card(server_factory: ServerFactory) -> None:
+    server = server_factory(log_json=True, log_level="DEBUG")
+    collect = _Collect()
+    LOGGER.addHandler(collect)
+    try:
+        code, clients, _, tokens = await seat_table(
+            server, "wisconsin4", [0, 2], rules={"target": 5}
+        )
+        rng = random.Random("logs")
+        await play_all(
+            [Player(clients[s], rng) for s in (0, 2)], lambda v: v["phase"] == "game_over"
+        )
+        bad = await Client.connect(server.ws_url(code))
+        await bad.send({"type": "hello", "token": tokens[0] + "x"})
+        assert await bad.closed() == 4401
+        for client in clients.values():
+            await client.close()
+    finally:
+        LOGGER.removeHandler(collect)
+    assert collect.lines, "the server logged its events"
+    events = {orjson.loads(line)["event"] for line in collect.lines}
+    assert {"room.created", "room.join", "socket.hello", "room.start"} <= events
+    assert "socket.bad_token" in events
+    for line in collect.lines:
+        for token in tokens.values():
+            assert token[:12] not in line
+        words = re.findall(r"[A-Za-z0-9]+", line)
+        assert not [w for w in words if CARD.match(w)], line
+
+
+def test_the_check_catches_a_leak() -> None:
+    """Showing seat 0 the view of seat 1 (or a spectator a seat's view) must fail."""
+    rng = random.Random(11)
+    for variant in engine.VARIANTS:
+        state = engine.new_game(variant, engine.make_rules(variant, None), 0)
+        deck = engine.full_deck(variant)
+        rng.shuffle(deck)
+        state = engine.apply(state, None, {"type": "deal", "deck": deck})
+        check_frame(engine.view(state, 0), state, 0)
+        check_frame(engine.view(state, None), state, None)
+        with pytest.raises(AssertionError):
+            check_frame(engine.view(state, 1), state, 0)
+        with pytest.raises(AssertionError):
+            check_frame(engine.view(state, 2), state, None)

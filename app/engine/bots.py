@@ -56,6 +56,15 @@ POLICIES = ("random", "heuristic")
 #: is worth a fraction of a sure point such as a bauer.
 _COUNT_WEIGHT = 0.03
 
+#: How much more a defender values the points in a trick: each point it takes is
+#: one the bidder lacks, and a bidder short of its bid loses the bid instead of
+#: scoring.
+_DEFENCE_WEIGHT = 1.3
+
+#: The chance that a card which takes the trick now, but could still be beaten by an
+#: unseen card, holds against each hostile player still to play.
+_HOLD_CHANCE = 0.55
+
 
 def choose(policy: str, view: View, rng: random.Random) -> Action:
     """Pick one concrete, legal action for the viewer of `view`.
@@ -178,7 +187,7 @@ def estimate(hand: Sequence[str], suit: str, variant: str) -> float:
 #: Added to every bid estimate, per variant: :func:`estimate` only counts what the
 #: hand takes alone, and self-play (heuristic against heuristic, 300-400 games per
 #: setting, ``docs/bots.md``) showed that the side bidding this much more beats the
-#: same bot bidding less; beyond these values it starts to lose again.
+#: same bot bidding less; beyond these values the gain stops or turns into a loss.
 _BID_CALIBRATION = {"schmier6": 0.5, "schmier5": 1.5, "wisconsin4": 1.2}
 
 
@@ -220,20 +229,44 @@ def _bid(view: View, legal: Sequence[Mapping[str, Any]]) -> Action:
 
     The estimate is what the side expects to take; bidding it (rather than the
     minimum) claims the hand against weaker bids, while a bid above it would be set
-    more often than made. Under ``stick_the_dealer`` pass may be missing: then the
-    lowest bid, the cheapest way out.
+    more often than made. It does not outbid its own teammate for a marginal gain.
+    Under ``stick_the_dealer`` pass may be missing: then the lowest bid, the
+    cheapest way out.
     """
     hand = _hand(view)
     suit, value = best_suit(hand, _variant(view))
     target = int(value + _help_bonus(view, suit))
     amounts = sorted(int(e["amount"]) for e in legal if e["type"] == "bid")
+    can_pass = any(e["type"] == "pass" for e in legal)
+    if can_pass and _partner_holds_bid(view, target):
+        return {"type": "pass"}
     if target in amounts:
         return {"type": "bid", "amount": target}
     if amounts and target > amounts[-1]:
         return {"type": "bid", "amount": amounts[-1]}
-    if any(e["type"] == "pass" for e in legal):
+    if can_pass:
         return {"type": "pass"}
     return {"type": "bid", "amount": amounts[0]}
+
+
+#: A teammate's high bid is raised only by a hand this much stronger: raising it
+#: takes the same points for the same team but risks a bigger set.
+_PARTNER_MARGIN = 2
+
+
+def _partner_holds_bid(view: View, target: int) -> bool:
+    """Whether a fixed teammate holds the highest bid so far and we should not raise it."""
+    if _variant(view) == "schmier5":
+        return False  # sides are made after the bidding: there is no teammate yet
+    made = [b for b in view.get("bids") or () if b.get("amount") is not None]
+    if not made:
+        return False
+    top = max(made, key=lambda b: int(b["amount"]))
+    me = view.get("you")
+    team = next((t for t in view.get("teams") or () if me in t), ())
+    return (
+        top["seat"] != me and top["seat"] in team and target < int(top["amount"]) + _PARTNER_MARGIN
+    )
 
 
 def _trump(view: View, suits: Sequence[str]) -> Action:
@@ -254,7 +287,6 @@ def _keep_value(card: str, hand: set[str], trump: str | None, variant: str, bank
     could otherwise be captured.
     """
     if is_trump(card, trump, variant):
-        assert trump is not None
         return 100.0 + trump_power(card, trump, variant)
     r = card[0]
     guarded = "A" + card[1] in hand
@@ -398,8 +430,7 @@ class _Table:
         the end anyway.
         """
         if self.is_trump(card):
-            assert self.trump is not None
-            if not self.beaten_by_unseen(card, self.trump):
+            if not self.beaten_by_unseen(card, self.trump or "X"):
                 cost = 0.5
             else:
                 power = trump_power(card, self.trump, self.variant)
@@ -448,7 +479,7 @@ def _follow_score(table: _Table, card: str) -> float:
         if not hostile_after or not table.beaten_by_unseen(card, led):
             p = 1.0
         else:
-            p = 0.55 ** len(hostile_after)
+            p = _HOLD_CHANCE ** len(hostile_after)
     elif win_seat in table.friends:
         sure = not hostile_after or not table.beaten_by_unseen(win_card, led)
         p = 1.0 if sure else 0.5
@@ -456,7 +487,7 @@ def _follow_score(table: _Table, card: str) -> float:
         p = 0.25 if friend_after else 0.0
     stake = sum(table.value(c) for c in trick_cards) + table.value(card)
     if table.defending:
-        stake *= 1.3
+        stake *= _DEFENCE_WEIGHT
     score = (2 * p - 1) * stake - table.keep_cost(card, led)
     # The low trump earns its point whoever takes the trick; spending it where the
     # side takes the trick anyway keeps the better trumps for later.

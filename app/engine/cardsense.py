@@ -95,7 +95,7 @@ def effective_suit(card: str, trump: str | None, variant: str) -> str:
 
 
 @cache
-def trump_power(card: str, trump: str, variant: str) -> int:
+def trump_power(card: str, trump: str | None, variant: str) -> int:
     """Strength of a trump, higher is stronger; both jokers share one value.
 
     Schmier: A K Q J(right) J(left) T … low, then X1 at the bottom. ``wisconsin4``:
@@ -135,7 +135,6 @@ def beats(
     if i_trump and not c_trump:
         return False
     if c_trump and i_trump:
-        assert trump is not None
         cp = trump_power(challenger, trump, variant)
         ip = trump_power(incumbent, trump, variant)
         if cp == ip:  # two jokers (wisconsin4)

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import engine  # noqa: E402
+from app import engine
 
 
 def random_action(state: engine.State, seat: int, rng: random.Random) -> dict[str, Any]:
@@ -82,11 +82,15 @@ def main() -> None:
     parser.add_argument("--max-hands", type=int, default=100)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    results = [run(v, args.hands, args.seed, args.max_hands) for v in args.variant or engine.VARIANTS]
+    results = [
+        run(v, args.hands, args.seed, args.max_hands) for v in args.variant or engine.VARIANTS
+    ]
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"{'variant':<12}{'hands/s':>10}{'actions/s':>12}{'games/s':>10}{'finished':>10}{'cut':>6}")
+    print(
+        f"{'variant':<12}{'hands/s':>10}{'actions/s':>12}{'games/s':>10}{'finished':>10}{'cut':>6}"
+    )
     for r in results:
         print(
             f"{r['variant']:<12}{r['hands_per_second']:>10}{r['actions_per_second']:>12}"

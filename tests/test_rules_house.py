@@ -1,0 +1,98 @@
+"""House rules (RULES.md, PROTOCOL.md "Rules"): defaults, ranges, and which rules
+apply to which game. Their effects are tested where they act: stick_the_dealer in
+test_rules_bidding, trump_anytime and joker_order in test_rules_play, kitty in
+test_rules_trump / test_rules_discards, target in test_rules_end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app import engine
+
+
+@pytest.mark.parametrize("variant", ["schmier6", "schmier5"])
+def test_schmier_defaults(variant: str) -> None:
+    rules = engine.make_rules(variant)
+    assert rules.target == 21
+    assert rules.stick_the_dealer is False
+    assert rules.trump_anytime is False
+    assert rules.kitty is None
+    assert rules.joker_order is None
+    assert engine.rules_to_json(rules) == {
+        "target": 21,
+        "stick_the_dealer": False,
+        "trump_anytime": False,
+    }
+
+
+def test_wisconsin_defaults() -> None:
+    """wisconsin4: trump_anytime on ("follow suit or trump"), kitty 2, first_high."""
+    rules = engine.make_rules("wisconsin4")
+    assert engine.rules_to_json(rules) == {
+        "target": 21,
+        "stick_the_dealer": False,
+        "trump_anytime": True,
+        "kitty": 2,
+        "joker_order": "first_high",
+    }
+
+
+@pytest.mark.parametrize(
+    ("variant", "overrides"),
+    [
+        ("schmier6", {"target": 5}),
+        ("schmier6", {"target": 99, "stick_the_dealer": True, "trump_anytime": True}),
+        ("wisconsin4", {"kitty": 0, "joker_order": "second_high", "trump_anytime": False}),
+        ("wisconsin4", {"kitty": 3}),
+        ("schmier5", {}),
+    ],
+)
+def test_overrides_are_kept(variant: str, overrides: dict[str, Any]) -> None:
+    as_json = engine.rules_to_json(engine.make_rules(variant, overrides))
+    for key, value in overrides.items():
+        assert as_json[key] == value
+    # A room's rules round-trip through their JSON form.
+    assert engine.rules_to_json(engine.make_rules(variant, as_json)) == as_json
+
+
+@pytest.mark.parametrize(
+    ("variant", "overrides"),
+    [
+        ("schmier7", {}),
+        ("schmier6", {"target": 4}),
+        ("schmier6", {"target": 100}),
+        ("schmier6", {"target": "21"}),
+        ("schmier6", {"target": True}),
+        ("schmier6", {"stick_the_dealer": 1}),
+        ("schmier6", {"trump_anytime": "yes"}),
+        ("schmier6", {"kitty": 2}),
+        ("schmier5", {"joker_order": "first_high"}),
+        ("wisconsin4", {"kitty": 4}),
+        ("wisconsin4", {"kitty": -1}),
+        ("wisconsin4", {"joker_order": "random"}),
+        ("wisconsin4", {"ante": 1}),
+    ],
+)
+def test_bad_rules(variant: str, overrides: dict[str, Any]) -> None:
+    """Unknown variant, unknown rule, bad value, or a rule that does not apply."""
+    with pytest.raises(engine.RulesError):
+        engine.make_rules(variant, overrides)
+    assert issubclass(engine.RulesError, ValueError)
+
+
+def test_variants() -> None:
+    assert engine.VARIANTS == ("schmier6", "schmier5", "wisconsin4")
+
+
+def test_view_carries_the_rules() -> None:
+    rules = engine.make_rules("wisconsin4", {"kitty": 1})
+    state = engine.new_game("wisconsin4", rules, 0)
+    view = engine.view(state, None)
+    assert view["rules"] == engine.rules_to_json(rules)
+    assert view["variant"] == "wisconsin4"
+    lobby = engine.lobby_view("wisconsin4", rules, None)
+    assert lobby["phase"] == "lobby"
+    assert lobby["legal"] == []
+    assert lobby["rules"]["kitty"] == 1

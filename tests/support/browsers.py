@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.support.requirements import missing
-from tests.support.servers import RunningServer
+from tests.support.servers import RunningServer, start_thread_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, WebSocket
@@ -197,35 +195,5 @@ def screenshot(page: Page, name: str, at: str | None = None) -> None:
 
 
 def serve_on_port(settings: Any, port: int) -> RunningServer:
-    """A thread server on a given port: a restart at the address the pages know.
-
-    (The `server_factory` servers pick a free port each; a page that lost its server
-    reconnects to the same address, so the restarted server must take that port.)
-    """
-    import uvicorn
-
-    from app.__main__ import uvicorn_config
-
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    server = uvicorn.Server(uvicorn_config(settings, host="127.0.0.1", port=port))
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [sock]}, name=f"uvicorn:{port}", daemon=True
-    )
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            sock.close()
-            raise RuntimeError("restarted server did not start")
-        time.sleep(0.01)
-    running = RunningServer(port, settings)
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(timeout=20)
-        sock.close()
-
-    running._stop = stop
-    return running
+    """A thread server on a given port: a restart at the address the pages know."""
+    return start_thread_server(settings, port)

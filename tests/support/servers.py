@@ -115,11 +115,15 @@ class RunningServer:
         return data
 
 
-def start_thread_server(settings: Settings) -> RunningServer:
-    """uvicorn with `create_app(settings)` in a daemon thread with its own event loop."""
+def start_thread_server(settings: Settings, port: int = 0) -> RunningServer:
+    """uvicorn with `create_app(settings)` in a daemon thread with its own event loop.
+
+    `port` 0 picks a free port; a given port lets a test restart a server at the address
+    its pages already know.
+    """
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     port = int(sock.getsockname()[1])
     server = uvicorn.Server(uvicorn_config(settings, host="127.0.0.1", port=port))
     thread = threading.Thread(

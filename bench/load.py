@@ -1,0 +1,822 @@
+"""Load generator: rooms full of WebSocket players, measured from the outside.
+
+    python bench/load.py --spawn --redis --rooms 100 --think 0 --duration 20
+    python bench/load.py --versus-baseline --rooms 300 --think 1 --duration 30
+    python bench/load.py --url http://127.0.0.1:8000 --server-pid 1234 --rooms 10
+
+It plays like people, through the public protocol only (`/work/shared/PROTOCOL.md`):
+it creates R rooms over HTTP, joins every seat, connects every seat as its own
+WebSocket client (no server-side bots) and says `hello` with the seat's token. Each
+client then acts on its own turn (its seat in `view.turn`, `view.legal` non-empty)
+after a think time drawn uniformly from [T(1-j), T(1+j)] (T = 0: a closed loop),
+choosing uniformly from `legal` (a discard template becomes a random valid subset);
+the room's lowest seat sends `start` once the lobby is full and `rematch` at game over.
+
+Measured over `--duration` seconds after `--warmup` seconds:
+
+- actions/s: actions answered (the sender received its next `state`) per second;
+- latency from sending an action to receiving the sender's next `state`: p50, p95,
+  p99, max;
+- errors (`error` frames, by code), unexpected closes (by close code), rooms that made
+  no progress in the window's last 5 seconds (stalled);
+- the server's CPU (user + system from `/proc/<pid>/stat`, as a share of one core) and
+  its peak RSS (sampled `VmRSS` in the window, and `VmHWM` over its life) when its pid
+  is known (`--server-pid`, or `--spawn`);
+- the generator's own CPU share of one core: near 100 %, the generator is the limit.
+
+`--spawn` starts `python -m app` itself on a free port (delays 0, rate limits raised
+through its `SCHMIER_*` settings, `--redis` for Redis under a fresh key prefix that is
+deleted afterwards) and stops it after; `--spawn baseline` starts
+`bench/baseline_server.py` instead. `--versus-baseline` runs the same load against both,
+one after the other (both on Redis unless `--memory`), and prints every figure's ratio
+(Schmier / baseline). `--storm` adds a reconnect storm after the window: every socket is
+dropped at once and reconnects at once; reported is the time until every one has its
+state again. Everything talks to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+import orjson
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _procstat import Sampler, cpu_seconds, memory_kib, own_cpu_seconds
+
+REPO = Path(__file__).resolve().parents[1]
+REDIS_URL = os.environ.get("SCHMIER_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+SEATS = {"schmier6": 6, "schmier5": 5, "wisconsin4": 4}
+
+SERVER_ENV: dict[str, str] = {
+    "SCHMIER_BOT_DELAY": "0",
+    "SCHMIER_HAND_PAUSE": "0",
+    "SCHMIER_TRICK_PAUSE": "0",
+    "SCHMIER_CREATE_RATE": "1000000",
+    "SCHMIER_JOIN_RATE": "1000000",
+    "SCHMIER_LOOKUP_FAIL_RATE": "1000000",
+    "SCHMIER_FRAME_BURST": "1000",
+    "SCHMIER_FRAME_RATE": "1000",
+    "SCHMIER_HELLO_TIMEOUT": "120",
+    "SCHMIER_LOG_LEVEL": "WARNING",
+}
+"""Settings of a spawned Schmier: no pauses (so a closed loop is closed), and the
+per-address limits out of the way, since every simulated player shares 127.0.0.1."""
+
+
+# ------------------------------------------------------------------ one run's tally
+
+
+@dataclass
+class Tally:
+    """Everything the clients count; only what happens in the window is reported."""
+
+    measuring: bool = False
+    latencies: list[float] = field(default_factory=list)
+    actions: int = 0
+    frames: int = 0
+    bytes: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    closes: Counter[str] = field(default_factory=Counter)
+    setup_failures: Counter[str] = field(default_factory=Counter)
+
+
+class Player:
+    """One seat's WebSocket client: reads every frame, acts on its own turn."""
+
+    def __init__(self, run: Run, code: str, seat: int, token: str, rng: random.Random) -> None:
+        self.run = run
+        self.code = code
+        self.seat = seat
+        self.token = token
+        self.rng = rng
+        self.ws: ClientConnection | None = None
+        self.view: dict[str, Any] | None = None
+        self.seq = -1
+        self.sent_at: float | None = None
+        self.acted_on: list[dict[str, Any]] | None = None
+        """`legal` of the view acted on, while the action is in a simultaneous phase."""
+        self.timer: asyncio.TimerHandle | None = None
+        self.has_state = asyncio.Event()
+        self.last_progress = 0.0
+        self.reader: asyncio.Task[None] | None = None
+        self.stopping = False
+
+    async def connect(self) -> None:
+        """Open the socket, say hello, and start reading (returns once a state came)."""
+        self.has_state = asyncio.Event()
+        self.sent_at = None
+        self.ws = await websockets.connect(
+            self.run.ws_url(self.code),
+            compression="deflate" if self.run.client_deflate else None,
+            max_size=2**22,
+            open_timeout=60,
+            ping_interval=None,
+            close_timeout=2,
+        )
+        await self.ws.send(orjson.dumps({"type": "hello", "token": self.token}).decode())
+        self.reader = asyncio.get_running_loop().create_task(self._read(self.ws))
+        await self.has_state.wait()
+
+    async def _read(self, ws: ClientConnection) -> None:
+        tally = self.run.tally
+        try:
+            async for raw in ws:
+                frame = orjson.loads(raw)
+                kind = frame.get("type")
+                if tally.measuring:
+                    tally.frames += 1
+                    tally.bytes += len(raw)
+                if kind == "state":
+                    now = time.perf_counter()
+                    if self.sent_at is not None and self._answers(frame["view"]):
+                        if tally.measuring:
+                            tally.latencies.append(now - self.sent_at)
+                            tally.actions += 1
+                        self.sent_at = None
+                        self.acted_on = None
+                    if frame["seq"] >= self.seq:
+                        self.seq = frame["seq"]
+                        self.view = frame["view"]
+                    self.last_progress = now
+                    self.has_state.set()
+                    await self._consider()
+                elif kind == "error":
+                    if tally.measuring:
+                        tally.errors[str(frame.get("code"))] += 1
+                    self.sent_at = None
+                    self.acted_on = None
+                    # Choose again a moment later: a refused action must not stall the room.
+                    self._schedule(max(self.run.think, 0.05))
+        except websockets.ConnectionClosed:
+            pass
+        except Exception as exc:  # a bad frame is a finding, not a generator crash
+            tally.errors[f"client:{type(exc).__name__}"] += 1
+        finally:
+            if not self.stopping and not self.run.stopping:
+                tally.closes[str(ws.close_code)] += 1
+            self.has_state.set()
+
+    def _answers(self, view: dict[str, Any]) -> bool:
+        """Whether this state is the answer to the action in flight.
+
+        In a turn-based phase nobody else acts while it is this seat's turn, so the
+        next state is the answer. Discards are simultaneous: a state made by another
+        seat's discard may cross this seat's own on the wire, and acting on it again
+        would be refused, so there the answer is the first state whose `legal` for
+        this seat has changed (after its discard it is empty).
+        """
+        return self.acted_on is None or view["legal"] != self.acted_on
+
+    def _chosen(self) -> dict[str, Any] | None:
+        """The action to send now, or None when this seat has nothing to do."""
+        view = self.view
+        if view is None:
+            return None
+        legal: list[dict[str, Any]] = view["legal"]
+        if not legal:
+            return None
+        phase = view["phase"]
+        if phase in ("lobby", "game_over"):
+            # One seat starts and asks for the rematch; the others would only be refused.
+            wanted = "start" if phase == "lobby" else "rematch"
+            lowest = min(s["seat"] for s in view["seats"] if s.get("kind") != "empty")
+            if view["you"] != lowest:
+                return None
+            return next((a for a in legal if a["type"] == wanted), None)
+        if view["you"] not in view["turn"]:
+            return None
+        action = self.rng.choice(legal)
+        if action["type"] == "discard":
+            count = self.rng.randint(int(action["min"]), int(action["max"]))
+            return {"type": "discard", "cards": self.rng.sample(list(action["from"]), count)}
+        return dict(action)
+
+    async def _consider(self) -> None:
+        if self.sent_at is not None or self.timer is not None or self.stopping:
+            return
+        if self.run.options.idle or self._chosen() is None:
+            return
+        if self.run.think <= 0:
+            await self._send()
+        else:
+            self._schedule(self.run.think_delay(self.rng))
+
+    def _schedule(self, delay: float) -> None:
+        if self.timer is None and not self.stopping:
+            self.timer = asyncio.get_running_loop().call_later(delay, self._fire)
+
+    def _fire(self) -> None:
+        self.timer = None
+        if self.sent_at is None and not self.stopping:
+            asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        action = self._chosen()
+        ws = self.ws
+        if action is None or ws is None or self.sent_at is not None:
+            return
+        self.sent_at = time.perf_counter()
+        view = self.view
+        self.acted_on = view["legal"] if view and view["phase"] == "discard" else None
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await ws.send(orjson.dumps(action).decode())
+
+    async def close(self) -> None:
+        """Stop acting and close the socket."""
+        self.stopping = True
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+        if self.reader is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.reader, 5)
+
+    def drop(self) -> None:
+        """Lose the connection abruptly (no close handshake), as a network drop does."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.ws is not None:
+            self.ws.transport.abort()
+
+
+# ------------------------------------------------------------------ a run
+
+
+@dataclass
+class Options:
+    url: str
+    rooms: int
+    variant: str
+    think: float
+    jitter: float
+    duration: float
+    warmup: float
+    target: int
+    seed: int
+    server_pid: int | None
+    client_deflate: bool
+    storm: bool
+    setup_concurrency: int
+    idle: bool = False
+
+
+class Run:
+    """One measured load against one server."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.think = options.think
+        self.client_deflate = options.client_deflate
+        self.tally = Tally()
+        self.stopping = False
+        self.players: list[Player] = []
+        self.idle_rss: dict[str, int] = {}
+        parsed = urlparse(options.url)
+        self.base = options.url.rstrip("/")
+        self.ws_base = f"ws://{parsed.netloc}"
+
+    def ws_url(self, code: str) -> str:
+        return f"{self.ws_base}/ws/{code}"
+
+    def think_delay(self, rng: random.Random) -> float:
+        j = self.options.jitter
+        return self.think * rng.uniform(1 - j, 1 + j)
+
+    async def _seat_room(self, http: httpx.AsyncClient, index: int) -> list[Player]:
+        o = self.options
+        body: dict[str, Any] = {"variant": o.variant}
+        if o.target:
+            body["rules"] = {"target": o.target}
+        answer = await _post(http, "/api/rooms", body)
+        if answer.status_code != 201:
+            raise RuntimeError(f"create room: HTTP {answer.status_code} {answer.text[:200]}")
+        code = answer.json()["code"]
+        players = []
+        for seat in range(SEATS[o.variant]):
+            joined = await _post(
+                http, f"/api/rooms/{code}/join", {"name": f"P{index}-{seat}", "seat": seat}
+            )
+            if joined.status_code != 200:
+                raise RuntimeError(f"join: HTTP {joined.status_code} {joined.text[:200]}")
+            data = joined.json()
+            rng = random.Random(f"{o.seed}/{index}/{seat}")
+            players.append(Player(self, code, int(data["seat"]), str(data["token"]), rng))
+        return players
+
+    async def setup(self) -> float:
+        """Create, join and connect every room; the seconds it took."""
+        o = self.options
+        started = time.perf_counter()
+        gate = asyncio.Semaphore(o.setup_concurrency)
+        limits = httpx.Limits(max_connections=o.setup_concurrency)
+        async with httpx.AsyncClient(base_url=self.base, timeout=60, limits=limits) as http:
+
+            async def one(index: int) -> list[Player]:
+                async with gate:
+                    return await self._seat_room(http, index)
+
+            rooms = await asyncio.gather(*(one(i) for i in range(o.rooms)))
+        self.players = [p for room in rooms for p in room]
+        if o.idle and o.server_pid:
+            await asyncio.sleep(1.0)
+            self.idle_rss["rooms"] = memory_kib(o.server_pid)["VmRSS"]
+        # Seat by seat, so a room's lowest seat (which starts the game) connects last
+        # and every room starts only once all its players are there.
+        order = sorted(self.players, key=lambda p: -p.seat)
+
+        async def connect(player: Player) -> None:
+            async with gate:
+                try:
+                    await player.connect()
+                except Exception as exc:
+                    # Counted and reported: a server that cannot seat everybody has
+                    # failed the run, but the figures of the others still say how.
+                    self.tally.setup_failures[type(exc).__name__] += 1
+
+        await asyncio.gather(*(connect(p) for p in order))
+        return time.perf_counter() - started
+
+    async def measure(self) -> dict[str, Any]:
+        """Warm up, then measure for the duration; the figures."""
+        o = self.options
+        await asyncio.sleep(o.warmup)
+        pid = o.server_pid
+        sampler = Sampler(pid) if pid else None
+        server_cpu0 = cpu_seconds(pid) if pid else 0.0
+        own_cpu0 = own_cpu_seconds()
+        if sampler:
+            sampler.start()
+        self.tally.measuring = True
+        t0 = time.perf_counter()
+        await asyncio.sleep(o.duration)
+        self.tally.measuring = False
+        elapsed = time.perf_counter() - t0
+        own_cpu = own_cpu_seconds() - own_cpu0
+        server_cpu = (cpu_seconds(pid) - server_cpu0) if pid else None
+        if sampler:
+            await sampler.stop()
+        now = time.perf_counter()
+        stalled = {p.code for p in self.players if now - p.last_progress > 5.0}
+        # A room has stalled only if none of its players heard anything lately.
+        alive = {p.code for p in self.players if now - p.last_progress <= 5.0}
+        lat = sorted(self.tally.latencies)
+        t = self.tally
+        result: dict[str, Any] = {
+            "rooms": o.rooms,
+            "sockets": len(self.players),
+            "seconds": round(elapsed, 2),
+            "actions": t.actions,
+            "actions_per_s": round(t.actions / elapsed, 1),
+            "p50_ms": _pct(lat, 50),
+            "p95_ms": _pct(lat, 95),
+            "p99_ms": _pct(lat, 99),
+            "max_ms": round(lat[-1] * 1000, 2) if lat else None,
+            "errors": sum(t.errors.values()),
+            "error_codes": dict(t.errors),
+            "closes": sum(t.closes.values()),
+            "close_codes": dict(t.closes),
+            "stalled_rooms": len(stalled - alive),
+            "setup_failures": sum(t.setup_failures.values()),
+            "setup_failure_kinds": dict(t.setup_failures),
+            "frames_per_s": round(t.frames / elapsed, 1),
+            "mb_per_s": round(t.bytes / elapsed / 1e6, 2),
+            "generator_cpu_pct": round(100 * own_cpu / elapsed, 1),
+            "server_cpu_pct": (
+                round(100 * server_cpu / elapsed, 1) if server_cpu is not None else None
+            ),
+            "server_rss_peak_mb": round(sampler.peak_rss_kib / 1024, 1) if sampler else None,
+            "server_vmhwm_mb": round(memory_kib(pid)["VmHWM"] / 1024, 1) if pid else None,
+            "server_cpu_ms_per_action": (
+                round(1000 * server_cpu / t.actions, 3) if server_cpu and t.actions else None
+            ),
+        }
+        return result
+
+    async def storm(self) -> dict[str, Any]:
+        """Drop every socket at once, reconnect every one at once; time until all have
+        their state again."""
+        self.stopping = True  # the drops are ours, not the server's
+        for p in self.players:
+            p.drop()
+        await asyncio.gather(
+            *(p.reader for p in self.players if p.reader is not None), return_exceptions=True
+        )
+        self.stopping = False
+        done: list[float] = []
+        failed: Counter[str] = Counter()
+        started = time.perf_counter()
+
+        async def again(player: Player) -> None:
+            try:
+                await player.connect()
+            except Exception as exc:
+                failed[type(exc).__name__] += 1
+                return
+            if player.view is None or not player.has_state.is_set():
+                failed["no_state"] += 1
+                return
+            done.append(time.perf_counter() - started)
+
+        await asyncio.gather(*(again(p) for p in self.players))
+        total = time.perf_counter() - started
+        done.sort()
+        return {
+            "sockets": len(self.players),
+            "reconnected": len(done),
+            "failed": dict(failed),
+            "all_seconds": round(total, 3),
+            "p50_ms": _pct(done, 50),
+            "p99_ms": _pct(done, 99),
+        }
+
+    async def idle(self, rss0: int | None) -> dict[str, Any]:
+        """Memory only: rooms joined but idle, then every seat connected, nobody acting.
+
+        The server's RSS before, after the rooms are created and joined, and after every
+        socket has said hello, gives the memory per idle room and per connected socket.
+        """
+        o = self.options
+        pid = o.server_pid
+        if pid is None or rss0 is None:
+            raise SystemExit("--idle needs the server's pid (--server-pid or --spawn)")
+        setup = await self.setup()
+        await asyncio.sleep(2.0)
+        after = memory_kib(pid)["VmRSS"]
+        rooms = self.idle_rss["rooms"]
+        sockets = len(self.players)
+        return {
+            "rooms": o.rooms,
+            "sockets": sockets,
+            "setup_s": round(setup, 2),
+            "server_rss_before_mb": round(rss0 / 1024, 1),
+            "server_rss_rooms_mb": round(rooms / 1024, 1),
+            "server_rss_sockets_mb": round(after / 1024, 1),
+            "kib_per_idle_room": round((rooms - rss0) / o.rooms, 1),
+            "kib_per_socket": round((after - rooms) / sockets, 1),
+            "actions": 0,
+            "errors": sum(self.tally.errors.values()),
+            "closes": sum(self.tally.closes.values()),
+            "stalled_rooms": 0,
+            "setup_failures": sum(self.tally.setup_failures.values()),
+        }
+
+    async def teardown(self) -> None:
+        self.stopping = True
+        for p in self.players:
+            p.stopping = True
+        await asyncio.gather(*(p.close() for p in self.players), return_exceptions=True)
+
+    async def execute(self) -> dict[str, Any]:
+        """Set up, measure, optionally storm, tear down."""
+        rss0 = memory_kib(self.options.server_pid)["VmRSS"] if self.options.server_pid else None
+        try:
+            if self.options.idle:
+                return await self.idle(rss0)
+            setup = await self.setup()
+            result = await self.measure()
+            result["setup_s"] = round(setup, 2)
+            if rss0 is not None:
+                result["server_rss_before_mb"] = round(rss0 / 1024, 1)
+            if self.options.storm:
+                result["storm"] = await self.storm()
+        finally:
+            await self.teardown()
+        return result
+
+
+async def _post(http: httpx.AsyncClient, path: str, body: dict[str, Any]) -> httpx.Response:
+    """POST with a few retries on a dropped connection.
+
+    Under load a kept-alive connection may be closed by the server (its keep-alive
+    timeout) just as the pool reuses it; that is the set-up's problem, not a finding.
+    """
+    for attempt in range(4):
+        try:
+            return await http.post(path, json=body)
+        except httpx.TransportError:
+            if attempt == 3:
+                raise
+            await asyncio.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _pct(sorted_values: list[float], pct: float) -> float | None:
+    """The `pct` percentile (nearest rank) of sorted seconds, in milliseconds."""
+    if not sorted_values:
+        return None
+    rank = max(0, min(len(sorted_values) - 1, round(pct / 100 * len(sorted_values)) - 1))
+    return round(sorted_values[rank] * 1000, 2)
+
+
+# ------------------------------------------------------------------ spawned servers
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Spawned:
+    """A server started for this run, on 127.0.0.1 and a free port."""
+
+    def __init__(self, kind: str, *, redis: bool, env: dict[str, str], extra: list[str]) -> None:
+        self.kind = kind
+        self.port = free_port()
+        self.prefix = f"schmier-bench:{uuid.uuid4().hex[:10]}:"
+        self.redis = redis
+        child_env = {**os.environ}
+        if kind == "schmier":
+            child_env.update(SERVER_ENV)
+            child_env.update(
+                SCHMIER_HOST="127.0.0.1",
+                SCHMIER_PORT=str(self.port),
+            )
+            if redis:
+                child_env.update(SCHMIER_REDIS_URL=REDIS_URL, SCHMIER_REDIS_PREFIX=self.prefix)
+            else:
+                child_env.pop("SCHMIER_REDIS_URL", None)
+            child_env.update(env)
+            command = [sys.executable, "-m", "app"]
+        else:
+            command = [sys.executable, str(REPO / "bench" / "baseline_server.py")]
+            command += ["--port", str(self.port), "--prefix", self.prefix]
+            command += ["--redis", REDIS_URL] if redis else ["--memory"]
+            command += extra
+        # The server's stderr goes to a file, never to a pipe: nobody reads a pipe while
+        # the load runs, and a server whose log fills the pipe's 64 KiB blocks on its
+        # next log line (it stops answering, which looks like a server bug).
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
+        self.process = subprocess.Popen(
+            command, cwd=REPO, env=child_env, stdout=subprocess.DEVNULL, stderr=self.log
+        )
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 30
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{kind} server exited: {self._log_tail()[-2000:]}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{kind} server did not start")
+            time.sleep(0.05)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def stop(self) -> str:
+        """Stop the server (SIGTERM, then SIGKILL); its stderr tail; Redis keys removed."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        err = self._log_tail()
+        self.log.close()
+        if self.redis:
+            _delete_prefix(self.prefix)
+        return err
+
+    def _log_tail(self) -> str:
+        """The last 3,000 characters the server wrote to stderr."""
+        self.log.seek(0, os.SEEK_END)
+        size = self.log.tell()
+        self.log.seek(max(0, size - 3000))
+        return self.log.read().decode(errors="replace")
+
+
+def _delete_prefix(prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        keys = list(client.scan_iter(match=prefix + "*", count=1000))
+        for i in range(0, len(keys), 1000):
+            client.delete(*keys[i : i + 1000])
+    finally:
+        client.close()
+
+
+# ------------------------------------------------------------------ reporting
+
+ROWS: list[tuple[str, str]] = [
+    ("actions_per_s", "actions/s"),
+    ("p50_ms", "latency p50 ms"),
+    ("p95_ms", "latency p95 ms"),
+    ("p99_ms", "latency p99 ms"),
+    ("max_ms", "latency max ms"),
+    ("errors", "error frames"),
+    ("closes", "unexpected closes"),
+    ("stalled_rooms", "stalled rooms"),
+    ("setup_failures", "sockets not seated"),
+    ("frames_per_s", "frames received/s"),
+    ("mb_per_s", "MB received/s"),
+    ("server_cpu_pct", "server CPU % of a core"),
+    ("server_cpu_ms_per_action", "server CPU ms/action"),
+    ("server_rss_before_mb", "server RSS before MB"),
+    ("server_rss_peak_mb", "server RSS peak MB"),
+    ("server_vmhwm_mb", "server VmHWM MB"),
+    ("generator_cpu_pct", "generator CPU % of a core"),
+    ("setup_s", "set-up s"),
+    ("server_rss_rooms_mb", "server RSS, rooms joined MB"),
+    ("server_rss_sockets_mb", "server RSS, sockets connected MB"),
+    ("kib_per_idle_room", "KiB per idle room"),
+    ("kib_per_socket", "KiB per connected socket"),
+]
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    """The figures of one or more runs side by side; a ratio column for two."""
+    names = list(results)
+    header = ["figure", *names]
+    ratio = len(names) == 2
+    if ratio:
+        header.append(f"{names[0]}/{names[1]}")
+    lines = [header]
+    for key, label in ROWS:
+        values = [results[n].get(key) for n in names]
+        if all(v is None for v in values):
+            continue
+        row = [label, *(_fmt(v) for v in values)]
+        if ratio:
+            a, b = values
+            row.append(f"{a / b:.2f}" if isinstance(a, int | float) and b else "-")
+        lines.append(row)
+    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    out = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in lines]
+    for name in names:
+        storm = results[name].get("storm")
+        if storm:
+            out.append(
+                f"reconnect storm ({name}): {storm['reconnected']}/{storm['sockets']} sockets"
+                f" have their state again after {storm['all_seconds']} s"
+                f" (p50 {storm['p50_ms']} ms, p99 {storm['p99_ms']} ms),"
+                f" failed: {storm['failed'] or 0}"
+            )
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------ main
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--url", default="http://127.0.0.1:8000", help="a running server")
+    parser.add_argument("--server-pid", type=int, help="its pid, to read its CPU and memory")
+    parser.add_argument(
+        "--spawn",
+        nargs="?",
+        const="schmier",
+        choices=("schmier", "baseline"),
+        help="start the server (python -m app, or the baseline) for this run",
+    )
+    parser.add_argument("--versus-baseline", action="store_true", help="Schmier, then baseline")
+    store = parser.add_mutually_exclusive_group()
+    store.add_argument("--redis", action="store_true", help="spawned servers use Redis")
+    store.add_argument("--memory", action="store_true", help="spawned servers keep rooms in memory")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra setting for a spawned Schmier (repeatable)",
+    )
+    parser.add_argument(
+        "--baseline-args", default="", help="extra options of a spawned baseline, one string"
+    )
+    parser.add_argument("--rooms", type=int, default=10)
+    parser.add_argument("--variant", choices=tuple(SEATS), default="schmier6")
+    parser.add_argument("--think", type=float, default=0.0, help="mean think time, seconds")
+    parser.add_argument("--jitter", type=float, default=0.5, help="think spread: T*(1±j)")
+    parser.add_argument("--duration", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--target", type=int, default=99, help="rules.target (0: default)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--client-deflate", action="store_true", help="clients offer deflate")
+    parser.add_argument("--storm", action="store_true", help="reconnect storm after the window")
+    parser.add_argument(
+        "--idle", action="store_true", help="memory per idle room and socket; nobody plays"
+    )
+    parser.add_argument("--setup-concurrency", type=int, default=32)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    if args.versus_baseline and not args.memory:
+        args.redis = True
+    if args.think < 0 or not 0 <= args.jitter <= 1:
+        parser.error("--think must be >= 0 and --jitter in [0, 1]")
+    return args
+
+
+def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
+    """Run the load once (spawning the server if asked); its figures."""
+    server: Spawned | None = None
+    url, pid = args.url, args.server_pid
+    if spawn:
+        env = dict(item.split("=", 1) for item in args.env)
+        server = Spawned(spawn, redis=args.redis, env=env, extra=shlex.split(args.baseline_args))
+        url, pid = server.url, server.pid
+    options = Options(
+        url=url,
+        rooms=args.rooms,
+        variant=args.variant,
+        think=args.think,
+        jitter=args.jitter,
+        duration=args.duration,
+        warmup=args.warmup,
+        target=args.target,
+        seed=args.seed,
+        server_pid=pid,
+        client_deflate=args.client_deflate,
+        storm=args.storm,
+        setup_concurrency=args.setup_concurrency,
+        idle=args.idle,
+    )
+    try:
+        result = asyncio.run(Run(options).execute())
+    finally:
+        if server is not None:
+            err = server.stop()
+            if err.strip() and ("Traceback" in err or "ERROR" in err):
+                print(f"--- {spawn} server stderr (tail) ---\n{err}", file=sys.stderr)
+    result["server"] = spawn or url
+    result["store"] = ("redis" if args.redis else "memory") if spawn else None
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    config = {
+        k: getattr(args, k)
+        for k in ("rooms", "variant", "think", "jitter", "duration", "warmup", "target", "seed")
+    }
+    config["client_deflate"] = args.client_deflate
+    store_name = "redis" if args.redis else "memory"
+    if args.versus_baseline:
+        results = {
+            "schmier": one_run(args, "schmier"),
+            "baseline": one_run(args, "baseline"),
+        }
+    else:
+        results = {(args.spawn or "server"): one_run(args, args.spawn)}
+    if args.json:
+        report = {"config": config, "results": results}
+        print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
+    else:
+        print(
+            f"{args.rooms} rooms of {args.variant}, think {args.think}s, "
+            f"{args.duration}s after {args.warmup}s warm-up"
+            + (f", store {store_name}" if args.spawn or args.versus_baseline else "")
+        )
+        print(table(results))
+    bad = any(
+        r["errors"] or r["closes"] or r["stalled_rooms"] or r.get("setup_failures")
+        for r in results.values()
+    )
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

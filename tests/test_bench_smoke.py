@@ -1,0 +1,93 @@
+"""Smoke runs of the load benchmark: it plays real games and reports its figures.
+
+`bench/load.py` is a tool for people, run by hand (docs/performance.md); the suite only
+proves that it works end to end: against a real Schmier server it creates rooms, seats
+a WebSocket client per seat, plays through the protocol without a single refused
+action, and reports actions and latencies; and the same against the bare baseline
+server (memory mode), which it spawns itself. No timing is asserted, only that work
+was done and nothing went wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.support.servers import RunningServer
+
+REPO = Path(__file__).resolve().parents[1]
+LOAD = REPO / "bench" / "load.py"
+
+
+def run_load(*args: str) -> dict[str, Any]:
+    """Run the generator with `--json`; its one run's figures."""
+    done = subprocess.run(
+        [sys.executable, str(LOAD), "--json", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, (
+        f"load.py failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    )
+    report = json.loads(done.stdout)
+    (result,) = report["results"].values()
+    assert isinstance(result, dict)
+    return result
+
+
+def assert_played(result: dict[str, Any], rooms: int, seats: int) -> None:
+    """Actions were answered and measured, and nothing was refused, closed or stuck."""
+    assert result["rooms"] == rooms
+    assert result["sockets"] == rooms * seats
+    assert result["actions"] > 0
+    assert result["p50_ms"] is not None and result["max_ms"] >= result["p99_ms"] >= result["p50_ms"]
+    assert result["errors"] == 0, result["error_codes"]
+    assert result["closes"] == 0, result["close_codes"]
+    assert result["stalled_rooms"] == 0
+    assert result["setup_failures"] == 0, result["setup_failure_kinds"]
+    assert result["frames_per_s"] > 0
+
+
+def test_load_plays_against_schmier(server: RunningServer) -> None:
+    """Two rooms of schmier6 for about three seconds against the test's own server."""
+    result = run_load(
+        "--url", server.base_url, "--rooms", "2", "--duration", "3", "--warmup", "0.5"
+    )
+    assert_played(result, rooms=2, seats=6)
+    # The server runs in this process; without --server-pid its costs are not read.
+    assert result["server_cpu_pct"] is None
+
+
+def test_load_plays_wisconsin_against_schmier(server: RunningServer) -> None:
+    """The kitty discard and four seats: another shape of game, also without errors."""
+    result = run_load(
+        "--url",
+        server.base_url,
+        "--rooms",
+        "2",
+        "--variant",
+        "wisconsin4",
+        "--duration",
+        "2",
+        "--warmup",
+        "0.5",
+    )
+    assert_played(result, rooms=2, seats=4)
+
+
+def test_load_against_the_spawned_baseline_in_memory() -> None:
+    """The baseline server (memory mode), spawned and stopped by load.py itself, and
+    read from /proc: its CPU and memory figures are there."""
+    result = run_load(
+        "--spawn", "baseline", "--memory", "--rooms", "2", "--duration", "2", "--warmup", "0.5"
+    )
+    assert_played(result, rooms=2, seats=6)
+    assert result["server"] == "baseline" and result["store"] == "memory"
+    assert result["server_cpu_pct"] is not None and result["server_cpu_pct"] > 0
+    assert result["server_rss_peak_mb"] > 0

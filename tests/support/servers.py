@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -148,21 +149,28 @@ def start_thread_server(settings: Settings, port: int = 0) -> RunningServer:
 
 
 def start_subprocess_server(env: dict[str, str]) -> tuple[RunningServer, subprocess.Popen[bytes]]:
-    """`python -m app` as a child process (so a test can SIGKILL it) on a free port."""
+    """`python -m app` as a child process (so a test can SIGKILL it) on a free port.
+
+    Its log goes to a temporary file, not a pipe: a pipe nobody reads fills at 64 KiB
+    and then freezes the server on its next log line.
+    """
     port = free_port()
     child_env = {**os.environ, **env, "SCHMIER_HOST": "127.0.0.1", "SCHMIER_PORT": str(port)}
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server, closed in stop()
     process = subprocess.Popen(
         [sys.executable, "-m", "app"],
         cwd=REPO,
         env=child_env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log,
     )
     running = RunningServer(port)
     deadline = time.monotonic() + 30
     while True:
         if process.poll() is not None:
-            err = process.stderr.read().decode() if process.stderr else ""
+            log.seek(0)
+            err = log.read().decode(errors="replace")
+            log.close()
             raise RuntimeError(f"server exited with {process.returncode}: {err[-2000:]}")
         try:
             if httpx.get(running.base_url + "/healthz", timeout=1).status_code == 200:
@@ -182,8 +190,7 @@ def start_subprocess_server(env: dict[str, str]) -> tuple[RunningServer, subproc
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        if process.stderr:
-            process.stderr.close()
+        log.close()
 
     running._stop = stop
     return running, process

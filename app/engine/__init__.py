@@ -28,7 +28,7 @@ from .variants import (
     rules_from_json,
     rules_to_json,
 )
-from .view import lobby_view, view
+from .view import PRIVATE_KEYS, lobby_view, private_view, public_view, view
 
 
 def seat_count(variant: str) -> int:
@@ -43,6 +43,7 @@ def teams(variant: str) -> list[list[int]]:
 
 __all__ = [
     "PHASES",
+    "PRIVATE_KEYS",
     "VARIANTS",
     "EngineError",
     "IllegalAction",
@@ -63,6 +64,8 @@ __all__ = [
     "make_rules",
     "needs_deal",
     "new_game",
+    "private_view",
+    "public_view",
     "rematch",
     "replay",
     "rules_from_json",

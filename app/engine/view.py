@@ -19,25 +19,19 @@ def _plays(plays: Any) -> list[dict[str, Any]]:
     return [{"seat": s, "card": CARD_NAMES[c]} for s, c in plays]
 
 
-def view(state: State, seat: int | None) -> dict[str, Any]:
-    """What `seat` (None: a spectator) may see, shaped as the protocol's View.
+def public_view(state: State) -> dict[str, Any]:
+    """The part of every view that is the same for everybody at the table.
 
-    Room-level fields are the server's: `code`, and `name`, `kind`, `connected` in each
-    entry of `seats`.
+    Split from `private_view` so that a server with six sockets in a room builds (and
+    serialises) the public part once per change instead of six times. Nothing that
+    depends on the viewer may ever be added here.
     """
     v = state.variant
-    me = seat if seat is not None and 0 <= seat < v.seats else None
-    trump_public = state.trump is not None and state.trump_public
-    partner: int | None = None
-    if state.partner is not None and (state.partner_revealed or state.partner == me):
-        partner = state.partner
     lh = state.last_hand
     return {
         "variant": v.name,
         "rules": rules_to_json(state.rules),
         "phase": state.phase,
-        "you": me,
-        "hand": [] if me is None else [CARD_NAMES[c] for c in cards_of(state.hands[me])],
         "seats": [{"seat": s, "cards": h.bit_count()} for s, h in enumerate(state.hands)],
         "teams": [list(t) for t in v.teams],
         "scores": list(state.scores),
@@ -46,13 +40,8 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "bids": [{"seat": s, "amount": a} for s, a in state.bids],
         "bidder": state.bidder,
         "bid": state.bid,
-        "trump": SUITS[state.trump] if trump_public and state.trump is not None else None,
-        "my_trump": SUITS[state.trump]
-        if state.trump is not None and me is not None and me == state.bidder
-        else None,
+        "trump": SUITS[state.trump] if state.trump is not None and state.trump_public else None,
         "called": None if state.called is None else CARD_NAMES[state.called],
-        "partner": partner,
-        "my_discards": [] if me is None else [CARD_NAMES[c] for c in cards_of(state.discards[me])],
         "trick": _plays(state.trick),
         "tricks": [{"cards": _plays(p), "winner": w} for p, w in state.tricks],
         "last_hand": None
@@ -69,8 +58,48 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
             "called": None if lh.called is None else CARD_NAMES[lh.called],
         },
         "winners": None if state.winners is None else list(state.winners),
+    }
+
+
+#: The keys `private_view` fills; `public_view` never holds any of them.
+PRIVATE_KEYS = ("you", "hand", "my_trump", "partner", "my_discards", "legal")
+
+
+def private_view(state: State, seat: int | None) -> dict[str, Any]:
+    """What only `seat` sees (a spectator: empty hand, nothing to do)."""
+    v = state.variant
+    me = seat if seat is not None and 0 <= seat < v.seats else None
+    partner: int | None = None
+    if state.partner is not None and (state.partner_revealed or state.partner == me):
+        partner = state.partner
+    if me is None:
+        return {
+            "you": None,
+            "hand": [],
+            "my_trump": None,
+            "partner": partner,
+            "my_discards": [],
+            "legal": [],
+        }
+    return {
+        "you": me,
+        "hand": [CARD_NAMES[c] for c in cards_of(state.hands[me])],
+        "my_trump": SUITS[state.trump] if state.trump is not None and me == state.bidder else None,
+        "partner": partner,
+        "my_discards": [CARD_NAMES[c] for c in cards_of(state.discards[me])],
         "legal": legal_actions(state, me),
     }
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    """What `seat` (None: a spectator) may see, shaped as the protocol's View.
+
+    Room-level fields are the server's: `code`, and `name`, `kind`, `connected` in each
+    entry of `seats`.
+    """
+    out = public_view(state)
+    out.update(private_view(state, seat))
+    return out
 
 
 def lobby_view(variant: str, rules: Rules, seat: int | None) -> dict[str, Any]:

@@ -1,0 +1,110 @@
+"""`state` frames: the public part of a view serialised once per change, each seat's
+own part spliced in.
+
+A change in a room of six sends up to seven different views (six seats and the
+spectators). Most of a view (trick, tricks, bids, scores, the seats' names) is the same
+for all of them, so it is built and serialised once; only `you`, `hand`, `legal` and the
+other keys of `engine.PRIVATE_KEYS` are built per seat. The two JSON objects are joined
+as bytes, which is safe because the public part never holds a private key (a test of the
+engine checks that) and orjson writes no whitespace.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from app import engine
+from app.rooms.record import RoomRecord
+
+
+def lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
+    """The lobby actions a seated player may send; spectators have none."""
+    if seat is None:
+        return []
+    seats = record.seats
+    legal: list[dict[str, Any]] = [
+        {"type": "add_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "empty"
+    ]
+    legal += [{"type": "remove_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "bot"]
+    if all(s.kind != "empty" for s in seats):
+        legal.append({"type": "start"})
+    return legal
+
+
+def public_part(record: RoomRecord) -> dict[str, Any]:
+    """Everything of the room's view that every viewer gets alike, room fields included."""
+    if record.state is None:
+        base = engine.lobby_view(record.variant, record.rules, None)
+        for key in engine.PRIVATE_KEYS:
+            del base[key]
+    else:
+        base = engine.public_view(record.state)
+    base["code"] = record.code
+    base["seats"] = [
+        {
+            **entry,
+            "name": record.seats[entry["seat"]].name,
+            "kind": record.seats[entry["seat"]].kind,
+            "connected": record.seats[entry["seat"]].connected,
+        }
+        for entry in base["seats"]
+    ]
+    return base
+
+
+def private_part(record: RoomRecord, seat: int | None) -> dict[str, Any]:
+    """What only `seat` sees (a spectator: `None`)."""
+    if record.state is None:
+        if seat is not None and not 0 <= seat < len(record.seats):
+            seat = None
+        return {
+            "you": seat,
+            "hand": [],
+            "my_trump": None,
+            "partner": None,
+            "my_discards": [],
+            "legal": lobby_legal(record, seat),
+        }
+    return engine.private_view(record.state, seat)
+
+
+def room_view(record: RoomRecord, seat: int | None) -> dict[str, Any]:
+    """The whole view of one seat (or a spectator), as a dict."""
+    view = public_part(record)
+    view.update(private_part(record, seat))
+    return view
+
+
+class StateFrames:
+    """The `state` frames of one version of a room, built on demand, each once."""
+
+    __slots__ = ("_frames", "_head", "_record", "_version")
+
+    def __init__(self, record: RoomRecord, version: int) -> None:
+        self._record = record
+        self._version = version
+        self._head: bytes | None = None
+        self._frames: dict[int | None, bytes] = {}
+
+    def matches(self, record: RoomRecord, version: int) -> bool:
+        """Whether these frames are those of `record` at `version`."""
+        return self._record is record and self._version == version
+
+    def frame(self, seat: int | None) -> bytes:
+        """The frame for `seat` (None: a spectator)."""
+        data = self._frames.get(seat)
+        if data is None:
+            if self._head is None:
+                # b'{"type":"state","seq":N,"view":{...}}' without its two closing braces.
+                frame = {"type": "state", "seq": self._version, "view": public_part(self._record)}
+                self._head = orjson.dumps(frame)[:-2]
+            private = orjson.dumps(private_part(self._record, seat))
+            data = self._frames[seat] = self._head + b"," + private[1:] + b"}"
+        return data
+
+
+def state_frame(record: RoomRecord, version: int, seat: int | None) -> bytes:
+    """The `state` frame of one seat."""
+    return StateFrames(record, version).frame(seat)

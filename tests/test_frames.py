@@ -1,0 +1,59 @@
+"""Spliced `state` frames are exactly the frames of the whole views."""
+
+from __future__ import annotations
+
+import random
+
+import orjson
+import pytest
+
+from app import engine
+from app.rooms.frames import StateFrames, room_view
+from app.rooms.record import RoomRecord, Seat, bot_seat
+
+
+def _record(variant: str, state: engine.State | None) -> RoomRecord:
+    record = RoomRecord.new("abcdefghij", variant, engine.make_rules(variant))
+    record = record.with_seat(0, Seat(kind="human", name='Ann "<b>"', connected=True))
+    record = record.with_seat(1, bot_seat(1))
+    from dataclasses import replace
+
+    return replace(record, state=state)
+
+
+@pytest.mark.parametrize("variant", engine.VARIANTS)
+def test_spliced_frames_equal_whole_views(variant: str) -> None:
+    rng = random.Random(3)
+    n = engine.seat_count(variant)
+    state: engine.State | None = None
+    records = [_record(variant, None)]
+    state = engine.new_game(variant, engine.make_rules(variant), 0)
+    for _ in range(60):
+        if engine.needs_deal(state):
+            deck = engine.full_deck(variant)
+            rng.shuffle(deck)
+            state = engine.deal(state, deck)
+        seat = rng.choice(state.turn)
+        action = rng.choice(engine.legal_actions(state, seat))
+        if action["type"] == "discard":
+            action = {"type": "discard", "cards": action["from"][: action["min"]]}
+        state = engine.apply(state, seat, action)
+        records.append(_record(variant, state))
+    for version, record in enumerate(records, start=1):
+        frames = StateFrames(record, version)
+        for seat in [None, *range(n)]:
+            decoded = orjson.loads(frames.frame(seat))
+            assert decoded == {"type": "state", "seq": version, "view": room_view(record, seat)}
+            view = decoded["view"]
+            if record.state is None:
+                whole = engine.lobby_view(variant, record.rules, seat)
+            else:
+                whole = engine.view(record.state, seat)
+            assert view.pop("code") == record.code
+            names = [s.name for s in record.seats]
+            assert [entry.pop("name") for entry in view["seats"]] == names
+            for entry in view["seats"]:
+                del entry["kind"], entry["connected"]
+            if record.state is None:
+                del view["legal"], whole["legal"]
+            assert view == whole

@@ -23,6 +23,23 @@ class Settings(BaseSettings):
         None, description="Redis URL (redis://host:port/db); unset keeps rooms in memory."
     )
     redis_prefix: str = Field("schmier:", description="Prefix of every Redis key.")
+    instance_id: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9_.-]{1,64}$",
+        description=(
+            "Name of this instance among several sharing one Redis (letters, digits, "
+            "`_.-`); unset picks host name, process id and a random suffix."
+        ),
+    )
+    lease_ms: int = Field(
+        5000,
+        ge=300,
+        le=600_000,
+        description=(
+            "Milliseconds a room's ownership lease lasts without renewal (renewed every "
+            "third of it); after an instance dies its rooms move within about this long."
+        ),
+    )
     bot_delay: float = Field(0.8, ge=0, description="Seconds a bot waits before acting.")
     hand_pause: float = Field(
         5.0, ge=0, description="Seconds a hand's score stays up before the next deal."

@@ -16,7 +16,7 @@ from app.config import Settings
 from app.logs import configure, event
 from app.metrics import Metrics
 from app.rooms import Rooms
-from app.store import RoomStore, open_store
+from app.store import RedisStore, RoomStore, open_store
 
 
 def create_app(settings: Settings | None = None, *, store: RoomStore | None = None) -> FastAPI:
@@ -32,14 +32,28 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         settings.redis_url, prefix=settings.redis_prefix, ttl_seconds=settings.room_ttl
     )
     metrics = Metrics()
+    rooms = Rooms(the_store, settings, metrics)
+    if isinstance(the_store, RedisStore):
+        # Redis may be shared by several instances: rooms are owned through leases and
+        # reach each other's sockets over the bus (docs/scaling.md). One instance alone
+        # works the same way, it simply always gets the lease.
+        from app.cluster import Node
+
+        rooms.node = Node(the_store, settings, rooms)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         event("server.start", store=type(the_store).__name__)
+        if rooms.node is not None:
+            await rooms.node.start()
         try:
             yield
         finally:
-            await app.state.rooms.stop_all()
+            # Stopping the actors frees their leases and tells the instances following
+            # their rooms, which take them over at once (a graceful hand-over).
+            await rooms.stop_all()
+            if rooms.node is not None:
+                await rooms.node.aclose()
             if own_store:
                 await the_store.aclose()
             event("server.stop")
@@ -53,7 +67,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     )
     app.state.settings = settings
     app.state.metrics = metrics
-    app.state.rooms = Rooms(the_store, settings, metrics)
+    app.state.rooms = rooms
     app.state.limits = Limits(settings.create_rate, settings.join_rate, settings.lookup_fail_rate)
     app.include_router(router)
     app.add_api_websocket_route("/ws/{code}", websocket_endpoint)

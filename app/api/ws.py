@@ -22,7 +22,7 @@ from app.config import Settings
 from app.logs import event
 from app.metrics import Metrics
 from app.protocol import CloseCode, Hello, parse_client_frame
-from app.rooms import RoomActor, Rooms, ShuttingDown, UnknownRoom
+from app.rooms import LiveRoom, Rooms, ShuttingDown, UnknownRoom
 from app.rooms.codes import normalise_code
 from app.store import StoreError
 
@@ -103,7 +103,7 @@ async def websocket_endpoint(ws: WebSocket, code: str) -> None:
     await ws.accept()
     metrics.sockets.inc()
     peer = SocketPeer(ws)
-    actor: RoomActor | None = None
+    actor: LiveRoom | None = None
     try:
         actor = await _serve(ws, peer, code, settings, rooms)
     finally:
@@ -154,7 +154,7 @@ class _Limiter:
 
 async def _serve(
     ws: WebSocket, peer: SocketPeer, raw_code: str, settings: Settings, rooms: Rooms
-) -> RoomActor | None:
+) -> LiveRoom | None:
     """The life of one connection; returns the actor it was seated in, if any."""
     code = normalise_code(raw_code)
     try:
@@ -171,7 +171,7 @@ async def _serve(
     limiter = _Limiter(settings)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + settings.hello_timeout
-    actor: RoomActor | None = None
+    actor: LiveRoom | None = None
     while actor is None:
         try:
             async with asyncio.timeout_at(deadline):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from app.rooms.actor import JoinRefused, Peer, Refused, RoomActor, RoomGone
-from app.rooms.registry import Rooms, ShuttingDown, UnknownRoom
+from app.rooms.registry import LiveRoom, Rooms, ShuttingDown, UnknownRoom
 
 __all__ = [
     "JoinRefused",
+    "LiveRoom",
     "Peer",
     "Refused",
     "RoomActor",

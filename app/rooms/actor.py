@@ -9,11 +9,19 @@ sees a state that a crash could take back; `seq` is the store version.
 Timers (bots, the pause between hands, autoplay for a silent player, the idle stop)
 are not separate tasks: the loop waits for its queue with a timeout equal to the next
 due time, which keeps every change of the room on this one task.
+
+With several instances on one Redis (`app.cluster`) the actor runs only on the
+instance holding the room's lease, and every commit carries the lease value, so the
+store refuses it once the lease is gone (`LeaseLost`: the actor stops at once). Sockets
+on other instances appear here as `RemotePeer`s: their frames arrive as forwarded
+operations, and each accepted change is published to their instances as the new
+snapshot, from which those instances build their own sockets' views.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import random
 import secrets
 import time
@@ -40,10 +48,11 @@ from app.protocol import (
     RemoveBot,
     Start,
     action_dict,
+    parse_client_frame,
 )
 from app.rooms.codes import hash_token, new_token, token_matches
-from app.rooms.record import RoomRecord, Seat, bot_seat, log_entry
-from app.store import RoomStore, StoreError, VersionConflict
+from app.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat, log_entry
+from app.store import LeaseLost, RoomStore, StoreError, VersionConflict
 
 _SHUFFLE = secrets.SystemRandom()
 
@@ -58,6 +67,47 @@ class Peer(Protocol):
 
     def close(self, code: int, reason: str = "") -> None:
         """Queue a close of the socket after the frames already queued."""
+
+
+class Link(Protocol):
+    """The cluster as an owning actor sees it (absent for a single instance)."""
+
+    instance: str
+
+    def send(self, instance: str, message: dict[str, Any]) -> None:
+        """Queue `message` for the instance `instance` (never blocks, keeps order)."""
+
+    async def finished(self, actor: RoomActor, *, lost: bool, instances: set[str]) -> None:
+        """The actor stopped: give the lease up (unless `lost`), tell `instances`."""
+
+
+class RemotePeer:
+    """A socket held by another instance, as the owning actor sees it.
+
+    Views are not sent through it (its instance builds them from the published
+    snapshot); only what is meant for this one socket is: an `error`, a chat line.
+    """
+
+    def __init__(self, link: Link, code: str, instance: str, pid: str, seat: int | None) -> None:
+        self.seat = seat
+        self.instance = instance
+        self.pid = pid
+        self._link = link
+        self._code = code
+
+    def send(self, data: bytes) -> None:
+        """Deliver one frame to this socket only, through its instance."""
+        self._link.send(
+            self.instance,
+            {"t": "send", "room": self._code, "peer": self.pid, "data": data.decode()},
+        )
+
+    def close(self, code: int, reason: str = "") -> None:
+        """Ask its instance to close the socket (e.g. a flood): the room cannot reach it."""
+        self._link.send(
+            self.instance,
+            {"t": "close", "room": self._code, "peer": self.pid, "code": code, "reason": reason},
+        )
 
 
 class RoomGone(Exception):
@@ -86,6 +136,7 @@ class Refused(Exception):
 class _Connect:
     peer: Peer
     token: str | None
+    token_hash: str | None = None
     done: asyncio.Future[bool] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -104,6 +155,18 @@ class _Join:
 class _Frame:
     peer: Peer
     frame: ClientFrame
+    op: str | None = None
+    """The id of a forwarded operation: applied at most once, even across owners."""
+
+
+@dataclass
+class _Remote:
+    op: dict[str, Any]
+
+
+@dataclass
+class _Gone:
+    instance: str
 
 
 @dataclass
@@ -113,10 +176,10 @@ class _Disconnect:
 
 @dataclass
 class _Stop:
-    pass
+    lost: bool = False
 
 
-_Message = _Connect | _Join | _Frame | _Disconnect | _Stop
+_Message = _Connect | _Join | _Frame | _Disconnect | _Stop | _Remote | _Gone
 
 _ENGINE_ERRORS: tuple[tuple[type[Exception], str], ...] = (
     (engine.NotYourTurn, "not_your_turn"),
@@ -137,6 +200,62 @@ def _settle(future: asyncio.Future[Any], outcome: Any) -> None:
         future.set_exception(outcome)
     else:
         future.set_result(outcome)
+
+
+def room_view(record: RoomRecord, seat: int | None) -> dict[str, Any]:
+    """The view of one seat (or a spectator), with the room's own fields added.
+
+    A function of the record alone, so an instance that does not own the room builds
+    exactly the views the owner would from the snapshot the owner publishes.
+    """
+    if record.state is None:
+        base = engine.lobby_view(record.variant, record.rules, seat)
+        legal = _lobby_legal(record, seat)
+    else:
+        base = engine.view(record.state, seat)
+        legal = base["legal"]
+    seats = [
+        {
+            **entry,
+            "name": record.seats[entry["seat"]].name,
+            "kind": record.seats[entry["seat"]].kind,
+            "connected": record.seats[entry["seat"]].connected,
+        }
+        for entry in base["seats"]
+    ]
+    return {**base, "code": record.code, "seats": seats, "legal": legal}
+
+
+def _lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
+    if seat is None:
+        return []
+    seats = record.seats
+    legal: list[dict[str, Any]] = [
+        {"type": "add_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "empty"
+    ]
+    legal += [{"type": "remove_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "bot"]
+    if all(s.kind != "empty" for s in seats):
+        legal.append({"type": "start"})
+    return legal
+
+
+def state_frame(record: RoomRecord, version: int, seat: int | None) -> bytes:
+    """The `state` frame of one seat."""
+    return orjson.dumps({"type": "state", "seq": version, "view": room_view(record, seat)})
+
+
+def seat_of(record: RoomRecord, token: str | None, token_hash: str | None) -> int | None:
+    """The seat a token (or, between instances, a token's hash) holds, else None."""
+    if token is not None:
+        matches = [token_matches(s.token_hash, token) for s in record.seats]
+    elif token_hash is not None:
+        matches = [
+            s.token_hash is not None and hmac.compare_digest(s.token_hash, token_hash)
+            for s in record.seats
+        ]
+    else:
+        return None
+    return matches.index(True) if True in matches else None
 
 
 def fallback_action(legal: list[dict[str, Any]]) -> dict[str, Any]:
@@ -163,6 +282,8 @@ class RoomActor:
         settings: Settings,
         metrics: Metrics,
         on_exit: Callable[[RoomActor], None],
+        lease: str | None = None,
+        link: Link | None = None,
     ) -> None:
         self.code = record.code
         self.record = record
@@ -187,6 +308,13 @@ class RoomActor:
         self._chat: dict[int, deque[float]] = {}
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        self.lease = lease
+        """The lease value every commit must match (None: single instance, no lease)."""
+        self._link = link
+        self._remote: dict[tuple[str, str], RemotePeer] = {}
+        self._op: str | None = None
+        self._lost = False
+        self._pending_puts: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------ outside API
 
@@ -199,9 +327,13 @@ class RoomActor:
             raise RoomGone(self.code)
         await self._queue.put(message)
 
-    async def connect(self, peer: Peer, token: str | None) -> bool:
-        """Seat `peer` (by token) or make it a spectator; False for a bad token."""
-        message = _Connect(peer, token)
+    async def connect(self, peer: Peer, token: str | None, token_hash: str | None = None) -> bool:
+        """Seat `peer` (by token) or make it a spectator; False for a bad token.
+
+        `token_hash` instead of `token` seats a socket whose token another part of
+        this instance already checked (a room this instance just took over).
+        """
+        message = _Connect(peer, token, token_hash)
         await self._put(message)
         return await message.done
 
@@ -211,9 +343,40 @@ class RoomActor:
         await self._put(message)
         return await message.done
 
-    async def frame(self, peer: Peer, frame: ClientFrame) -> None:
+    async def frame(self, peer: Peer, frame: ClientFrame, op: str | None = None) -> None:
         """Hand a parsed frame of a seated or watching connection to the room."""
-        await self._put(_Frame(peer, frame))
+        await self._put(_Frame(peer, frame, op))
+
+    def remote(self, op: dict[str, Any]) -> None:
+        """An operation forwarded by another instance (never blocks the bus)."""
+        self._put_nowait(_Remote(op))
+
+    def instance_gone(self, instance: str) -> None:
+        """`instance` no longer listens: its sockets here are gone."""
+        self._put_nowait(_Gone(instance))
+
+    def lease_lost(self) -> None:
+        """The lease could not be renewed: another instance may own the room now."""
+        self._lost = True
+        self._stopping = True
+        self._put_nowait(_Stop(lost=True))
+
+    def _keep(self, task: asyncio.Task[None]) -> None:
+        """Hold a reference to `task` until it ends (asyncio keeps tasks only weakly)."""
+        self._pending_puts.add(task)
+        task.add_done_callback(self._pending_puts.discard)
+
+    def remote_instances(self) -> set[str]:
+        """The instances holding sockets in this room."""
+        return {p.instance for p in self._peers if isinstance(p, RemotePeer)}
+
+    def _put_nowait(self, message: _Message) -> None:
+        if self.closed:
+            return
+        try:
+            self._queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self._keep(asyncio.get_running_loop().create_task(self._queue.put(message)))
 
     def disconnect(self, peer: Peer) -> None:
         """The socket of `peer` is gone (never blocks: a full queue must not lose it)."""
@@ -222,7 +385,7 @@ class RoomActor:
         try:
             self._queue.put_nowait(_Disconnect(peer))
         except asyncio.QueueFull:
-            asyncio.get_running_loop().create_task(self._queue.put(_Disconnect(peer)))
+            self._keep(asyncio.get_running_loop().create_task(self._queue.put(_Disconnect(peer))))
 
     async def stop(self) -> None:
         """Stop after the message in flight, closing every socket with 1012."""
@@ -250,6 +413,7 @@ class RoomActor:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
+        instances: set[str] = set()
         try:
             await self._resume()
             while True:
@@ -273,23 +437,39 @@ class RoomActor:
                 self._metrics.latency.observe(time.perf_counter() - started)
         except asyncio.CancelledError:
             pass
+        except LeaseLost:
+            # Another instance owns the room now: stop serving it, write nothing more.
+            self._lost = self._stopping = True
+            event("room.lease_lost", room=self.code, seq=self.version)
         except Exception:
             failure("room.crashed", room=self.code)
         finally:
-            self._exit()
+            instances = self._exit()
+        if self._link is not None:
+            await self._link.finished(self, lost=self._lost, instances=instances)
 
-    def _exit(self) -> None:
+    def _exit(self) -> set[str]:
+        """Close the local sockets; the instances holding the room's other sockets.
+
+        Those are not closed: their instance takes the room over (or finds the new
+        owner) once told that this one gave it up.
+        """
         self.closed = True
         self._on_exit(self)
+        instances = self.remote_instances()
         for peer in list(self._peers):
+            if isinstance(peer, RemotePeer):
+                continue
             peer.close(CloseCode.SERVICE_RESTART if self._stopping else CloseCode.INTERNAL_ERROR)
         self._peers.clear()
+        self._remote.clear()
         while not self._queue.empty():
             message = self._queue.get_nowait()
             if isinstance(message, _Connect | _Join):
                 _settle(message.done, RoomGone(self.code))
-            elif isinstance(message, _Frame):
+            elif isinstance(message, _Frame) and not isinstance(message.peer, RemotePeer):
                 message.peer.close(CloseCode.SERVICE_RESTART)
+        return instances
 
     async def _guard(self, work: Any) -> None:
         """Run one step; a store failure postpones timers instead of killing the room."""
@@ -304,7 +484,7 @@ class RoomActor:
     async def _handle(self, message: _Message) -> None:
         if isinstance(message, _Connect):
             try:
-                ok = await self._on_connect(message.peer, message.token)
+                ok = await self._on_connect(message.peer, message.token, message.token_hash)
             except BaseException as exc:
                 _settle(message.done, exc)
                 raise
@@ -322,19 +502,115 @@ class RoomActor:
         elif isinstance(message, _Frame):
             if message.peer not in self._peers:
                 return
-            try:
-                await self._on_frame(message.peer, message.frame)
-            except Refused as exc:
-                self._metrics.refused.labels(exc.code).inc()
-                message.peer.send(_error_frame(exc.code, exc.message))
-            except StoreError:
-                self._metrics.refused.labels("unavailable").inc()
-                message.peer.send(
-                    _error_frame("unavailable", "the room could not be saved; try again")
-                )
-                raise
+            if message.op is not None and message.op in self.record.ops:
+                return
+            await self._frame_of(message.peer, message.frame, message.op)
         elif isinstance(message, _Disconnect):
             await self._on_disconnect(message.peer)
+        elif isinstance(message, _Remote):
+            await self._on_remote(message.op)
+        elif isinstance(message, _Gone):
+            await self._on_gone(message.instance)
+
+    async def _frame_of(self, peer: Peer, frame: ClientFrame, op: str | None) -> None:
+        """Apply one frame; a refusal goes back to the sender as an `error` frame."""
+        self._op = op
+        try:
+            await self._on_frame(peer, frame)
+        except Refused as exc:
+            self._metrics.refused.labels(exc.code).inc()
+            peer.send(_error_frame(exc.code, exc.message))
+        except StoreError:
+            self._metrics.refused.labels("unavailable").inc()
+            peer.send(_error_frame("unavailable", "the room could not be saved; try again"))
+            raise
+        finally:
+            self._op = None
+
+    # ------------------------------------------------------------ other instances
+
+    async def _on_remote(self, op: dict[str, Any]) -> None:
+        """One operation forwarded by the instance holding the socket.
+
+        Every operation is answered with `done` (after any `error` or new state, which
+        the bus delivers in order), except when the lease is lost mid-way: then the
+        sender keeps it and hands it to whoever owns the room next.
+        """
+        link = self._link
+        assert link is not None
+        instance, pid, op_id = str(op["from"]), str(op["peer"]), str(op["id"])
+        kind = op["kind"]
+        key = (instance, pid)
+        result = "ok"
+        try:
+            if kind == "connect":
+                peer = self._remote.get(key) or RemotePeer(link, self.code, instance, pid, None)
+                hashed = op.get("hash")
+                if hashed is None:
+                    ok = await self._on_connect(peer, None)
+                else:
+                    ok = await self._on_connect(peer, None, str(hashed))
+                if ok:
+                    self._remote[key] = peer
+                else:
+                    result = "bad_token"
+                # The connecting instance may hold an older snapshot than this one.
+                self._publish_state({instance})
+            elif kind == "frame":
+                if op_id in self.record.ops:
+                    pass  # applied before this owner took over; only the answer was lost
+                else:
+                    known = self._remote.get(key)
+                    peer = known or RemotePeer(link, self.code, instance, pid, op.get("seat"))
+                    await self._frame_of(peer, parse_client_frame(str(op["frame"])), op_id)
+            elif kind == "disconnect":
+                gone = self._remote.pop(key, None)
+                if gone is not None:
+                    await self._on_disconnect(gone)
+            elif kind == "join" and op_id not in self.record.ops:
+                self._op = op_id
+                try:
+                    seat, token = await self._on_join(str(op["name"]), op.get("seat"))
+                except JoinRefused as exc:
+                    link.send(
+                        instance,
+                        {"t": "joined", "room": self.code, "id": op_id,
+                         "status": exc.status, "detail": exc.detail},
+                    )  # fmt: skip
+                else:
+                    link.send(
+                        instance,
+                        {"t": "joined", "room": self.code, "id": op_id,
+                         "seat": seat, "token": token},
+                    )  # fmt: skip
+                finally:
+                    self._op = None
+        except (StoreError, Refused):
+            result = "failed"
+            raise
+        finally:
+            if not self._lost:
+                link.send(instance, {"t": "done", "room": self.code, "id": op_id, "result": result})
+
+    async def _on_gone(self, instance: str) -> None:
+        """Forget the sockets of an instance that stopped listening (it died)."""
+        for key, peer in list(self._remote.items()):
+            if key[0] == instance:
+                del self._remote[key]
+                await self._on_disconnect(peer)
+        if self._link is not None:
+            # Should it only have been cut off for a moment, this makes it register
+            # its sockets again instead of waiting for states that no longer come.
+            self._link.send(instance, {"t": "released", "room": self.code})
+
+    def _publish_state(self, instances: set[str], snapshot: bytes | None = None) -> None:
+        """Send the current snapshot to `instances`, which build their sockets' views."""
+        if not instances or self._link is None:
+            return
+        data = (snapshot if snapshot is not None else self.record.to_bytes()).decode()
+        message = {"t": "state", "room": self.code, "seq": self.version, "snap": data}
+        for instance in instances:
+            self._link.send(instance, message)
 
     # ------------------------------------------------------------ committing
 
@@ -345,8 +621,16 @@ class RoomActor:
         was stored, so it never diverges from the store, and the change is refused.
         """
         before = self.record.state
+        if self._op is not None:
+            record = replace(record, ops=(*record.ops, self._op)[-OPS_KEPT:])
+        snapshot = record.to_bytes()
         try:
-            await self._store.commit(self.code, self.version + 1, record.to_bytes(), entries or ())
+            await self._store.commit(
+                self.code, self.version + 1, snapshot, entries or (), lease=self.lease
+            )
+        except LeaseLost:
+            self._lost = True
+            raise
         except VersionConflict:
             self._metrics.store_errors.inc()
             stored = await self._store.load(self.code)
@@ -367,7 +651,7 @@ class RoomActor:
         self._metrics.actions.inc()
         if record.state is not before:
             self._note_state(before)
-        self._broadcast()
+        self._broadcast(snapshot)
 
     def _note_state(self, before: engine.State | None) -> None:
         """Restart the clocks of the seats whose turn began with this state."""
@@ -390,49 +674,32 @@ class RoomActor:
 
     def _seat_view(self, seat: int | None) -> dict[str, Any]:
         """The view of one seat (or a spectator), with the room's own fields added."""
-        r = self.record
-        if r.state is None:
-            base = engine.lobby_view(r.variant, r.rules, seat)
-            legal = self._lobby_legal(seat)
-        else:
-            base = engine.view(r.state, seat)
-            legal = base["legal"]
-        seats = [
-            {
-                **entry,
-                "name": r.seats[entry["seat"]].name,
-                "kind": r.seats[entry["seat"]].kind,
-                "connected": r.seats[entry["seat"]].connected,
-            }
-            for entry in base["seats"]
-        ]
-        return {**base, "code": r.code, "seats": seats, "legal": legal}
-
-    def _lobby_legal(self, seat: int | None) -> list[dict[str, Any]]:
-        if seat is None:
-            return []
-        seats = self.record.seats
-        legal: list[dict[str, Any]] = [
-            {"type": "add_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "empty"
-        ]
-        legal += [{"type": "remove_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "bot"]
-        if all(s.kind != "empty" for s in seats):
-            legal.append({"type": "start"})
-        return legal
+        return room_view(self.record, seat)
 
     def _state_frame(self, seat: int | None) -> bytes:
-        return orjson.dumps({"type": "state", "seq": self.version, "view": self._seat_view(seat)})
+        return state_frame(self.record, self.version, seat)
 
-    def _broadcast(self) -> None:
-        """Send every connection its own view, each view serialised once per seat."""
+    def _broadcast(self, snapshot: bytes | None = None) -> None:
+        """Send every connection its own view, each view serialised once per seat.
+
+        Sockets of other instances get no view from here: their instances get the
+        snapshot, once each, and build the views themselves.
+        """
         frames: dict[int | None, bytes] = {}
+        instances: set[str] = set()
         for peer in self._peers:
+            if isinstance(peer, RemotePeer):
+                instances.add(peer.instance)
+                continue
             data = frames.get(peer.seat)
             if data is None:
                 data = frames[peer.seat] = self._state_frame(peer.seat)
             peer.send(data)
+        self._publish_state(instances, snapshot)
 
     def _send_state(self, peer: Peer) -> None:
+        if isinstance(peer, RemotePeer):
+            return  # its instance sends the view (see `_publish_state`)
         peer.send(self._state_frame(peer.seat))
 
     # ------------------------------------------------------------ connections
@@ -455,14 +722,15 @@ class RoomActor:
     def _seat_has_peer(self, seat: int) -> bool:
         return any(p.seat == seat for p in self._peers)
 
-    async def _on_connect(self, peer: Peer, token: str | None) -> bool:
+    async def _on_connect(
+        self, peer: Peer, token: str | None, token_hash: str | None = None
+    ) -> bool:
         seat: int | None = None
-        if token is not None:
-            matches = [token_matches(s.token_hash, token) for s in self.record.seats]
-            if True not in matches:
+        if token is not None or token_hash is not None:
+            seat = seat_of(self.record, token, token_hash)
+            if seat is None:
                 event("socket.bad_token", room=self.code)
                 return False
-            seat = matches.index(True)
         peer.seat = seat
         self._peers.add(peer)
         self._idle_since = None

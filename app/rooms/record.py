@@ -48,6 +48,13 @@ class RoomRecord:
     state: engine.State | None = None
     """None while the room is in its lobby."""
     created: float = 0.0
+    ops: tuple[str, ...] = ()
+    """Ids of the last forwarded operations this room applied (newest last).
+
+    Stored with the snapshot, in the same atomic commit as the change they caused, so
+    an instance that takes the room over can tell an operation the dead owner already
+    applied (and must only acknowledge) from one it never saw (and must apply).
+    """
 
     @classmethod
     def new(cls, code: str, variant: str, rules: engine.Rules) -> RoomRecord:
@@ -85,6 +92,7 @@ class RoomRecord:
             "first_dealer": self.first_dealer,
             "state": None if self.state is None else engine.state_to_json(self.state),
             "created": self.created,
+            "ops": list(self.ops),
         }
         return orjson.dumps(body)
 
@@ -113,6 +121,7 @@ class RoomRecord:
             first_dealer=body["first_dealer"],
             state=None if state is None else engine.state_from_json(state),
             created=float(body["created"]),
+            ops=tuple(str(op) for op in body.get("ops", ())),
         )
 
     def public_seats(self, live: bool = True) -> list[dict[str, Any]]:
@@ -126,6 +135,10 @@ class RoomRecord:
             }
             for k, s in enumerate(self.seats)
         ]
+
+
+OPS_KEPT = 64
+"""How many forwarded operation ids a room remembers (far more than can be in flight)."""
 
 
 def log_entry(seat: int | None, action: dict[str, Any]) -> bytes:

@@ -6,11 +6,12 @@ imports Redis directly and runs unchanged with or without it.
 
 from __future__ import annotations
 
-from app.store.base import RoomStore, Stored, StoreError, VersionConflict
+from app.store.base import LeaseLost, RoomStore, Stored, StoreError, VersionConflict
 from app.store.memory import MemoryStore
 from app.store.redis import RedisStore
 
 __all__ = [
+    "LeaseLost",
     "MemoryStore",
     "RedisStore",
     "RoomStore",

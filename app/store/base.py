@@ -49,6 +49,19 @@ class VersionConflict(Exception):
         super().__init__(f"room {code!r}: commit of version {version} refused, found {found}")
 
 
+class LeaseLost(Exception):
+    """A commit was refused because the room's lease is no longer the caller's.
+
+    Nothing was written. It means another instance owns the room now (the caller was
+    paused, cut off from Redis, or too slow to renew): the caller must stop serving the
+    room instead of reloading and retrying, or two owners would take turns.
+    """
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        super().__init__(f"room {code!r}: the lease is held by another owner")
+
+
 @runtime_checkable
 class RoomStore(Protocol):
     """Where rooms live between actions; see docs/architecture.md for the contract."""
@@ -62,12 +75,22 @@ class RoomStore(Protocol):
         ...
 
     async def commit(
-        self, code: str, version: int, snapshot: bytes, entries: Sequence[bytes] = ()
+        self,
+        code: str,
+        version: int,
+        snapshot: bytes,
+        entries: Sequence[bytes] = (),
+        *,
+        lease: str | None = None,
     ) -> None:
         """Compare-and-set: store `snapshot` as `version` and append `entries` to the log.
 
         Succeeds only when the stored version is `version - 1`; otherwise raises
-        `VersionConflict` and writes nothing. Renews the room's expiry.
+        `VersionConflict` and writes nothing. Renews the room's expiry. With `lease`
+        (several instances on Redis) it also succeeds only while the room's lease key
+        holds exactly that value, else raises `LeaseLost`: this is the fencing check
+        that keeps an owner which lost its lease from ever writing again. A single
+        instance passes None and no lease is checked.
         """
         ...
 

@@ -82,8 +82,18 @@ class MemoryStore:
         return Stored(version=room.version, snapshot=room.snapshot)
 
     async def commit(
-        self, code: str, version: int, snapshot: bytes, entries: Sequence[bytes] = ()
+        self,
+        code: str,
+        version: int,
+        snapshot: bytes,
+        entries: Sequence[bytes] = (),
+        *,
+        lease: str | None = None,
     ) -> None:
+        # One process is the only writer of a memory store, so there is no lease to
+        # check: `lease` is accepted for the shared signature and must stay None.
+        if lease is not None:
+            raise ValueError("the memory store serves a single instance and has no leases")
         check_commit_args(version, entries)
         room = self._live(code)
         if room is None:

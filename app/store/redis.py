@@ -17,7 +17,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import RedisError
 
-from app.store.base import Stored, StoreError, VersionConflict, check_commit_args
+from app.store.base import LeaseLost, Stored, StoreError, VersionConflict, check_commit_args
 
 # KEYS: room hash, log list. ARGV: snapshot, ttl in ms.
 # The log is cleared too: a leftover log of an earlier room with the same code must not
@@ -32,10 +32,16 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
-# KEYS: room hash, log list. ARGV: new version, snapshot, ttl in ms, entries...
-# Returns {1} on success, {0} when the room is missing, {0, found} on a version clash.
+# KEYS: room hash, log list, lease. ARGV: new version, snapshot, ttl in ms, expected
+# lease value ('' = no lease check, single instance), entries...
+# Returns {1} on success, {0} when the room is missing, {0, found} on a version clash,
+# {-1} when the lease holds anything but the expected value (the fencing check: an
+# owner whose lease expired or was taken over can never write again).
 # Entries are pushed in batches because unpack() of a huge table overflows Lua's stack.
 _COMMIT = """
+if ARGV[4] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[4] then
+  return {-1}
+end
 local found = redis.call('HGET', KEYS[1], 'version')
 if not found then
   return {0}
@@ -45,7 +51,7 @@ if tonumber(found) ~= tonumber(ARGV[1]) - 1 then
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2])
 local n = #ARGV
-local i = 4
+local i = 5
 while i <= n do
   local j = math.min(i + 999, n)
   redis.call('RPUSH', KEYS[2], unpack(ARGV, i, j))
@@ -54,6 +60,39 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return {1}
+"""
+
+# KEYS: lease, fence counter. ARGV: instance id, lease ms, fence ttl ms.
+# The fence comes from INCR, so every acquisition of a room's lease has a new number
+# and a value `instance:fence` is never handed out twice, not even to the same
+# instance coming back. SET NX keeps the lease of a living owner untouched.
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return false
+end
+local fence = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+local value = ARGV[1] .. ':' .. fence
+if not redis.call('SET', KEYS[1], value, 'NX', 'PX', ARGV[2]) then
+  return false
+end
+return value
+"""
+
+# KEYS: lease. ARGV: expected value, lease ms. Extends the lease only while it is ours.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+# KEYS: lease. ARGV: expected value. Frees the lease only while it is ours.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
 """
 
 
@@ -73,6 +112,10 @@ def _raw(value: bytes | str) -> bytes:
     if isinstance(value, str):
         raise StoreError("redis client decodes responses; snapshots must stay bytes")
     return value
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 class RedisStore:
@@ -107,6 +150,26 @@ class RedisStore:
         self._client: aioredis.Redis = aioredis.Redis(connection_pool=self._pool)
         self._create = self._client.register_script(_CREATE)
         self._commit = self._client.register_script(_COMMIT)
+        self._acquire = self._client.register_script(_ACQUIRE)
+        self._renew = self._client.register_script(_RENEW)
+        self._release = self._client.register_script(_RELEASE)
+
+    @property
+    def client(self) -> aioredis.Redis:
+        """The shared client (the cluster's pub/sub and leases use the same pool)."""
+        return self._client
+
+    def key(self, name: str) -> str:
+        """`name` under this store's prefix, for keys and channels of the cluster."""
+        return f"{self._prefix}{name}"
+
+    def lease_key(self, code: str) -> str:
+        """The string holding `instance:fence` of the room's current owner."""
+        return f"{self._prefix}lease:{code}"
+
+    def fence_key(self, code: str) -> str:
+        """The counter that numbers the room's leases."""
+        return f"{self._prefix}fence:{code}"
 
     def room_key(self, code: str) -> str:
         """The hash holding the room's version and snapshot."""
@@ -134,16 +197,75 @@ class RedisStore:
         return Stored(version=int(version), snapshot=_raw(snapshot))
 
     async def commit(
-        self, code: str, version: int, snapshot: bytes, entries: Sequence[bytes] = ()
+        self,
+        code: str,
+        version: int,
+        snapshot: bytes,
+        entries: Sequence[bytes] = (),
+        *,
+        lease: str | None = None,
     ) -> None:
         check_commit_args(version, entries)
+        if lease == "":
+            raise ValueError("an empty lease value would disable the lease check")
         async with _backend("commit"):
             reply: Any = await self._commit(
-                keys=[self.room_key(code), self.log_key(code)],
-                args=[version, bytes(snapshot), self._ttl_ms, *(bytes(e) for e in entries)],
+                keys=[self.room_key(code), self.log_key(code), self.lease_key(code)],
+                args=[
+                    version,
+                    bytes(snapshot),
+                    self._ttl_ms,
+                    lease or "",
+                    *(bytes(e) for e in entries),
+                ],
             )
+        if int(reply[0]) == -1:
+            raise LeaseLost(code)
         if int(reply[0]) != 1:
             raise VersionConflict(code, version, int(reply[1]) if len(reply) > 1 else None)
+
+    # ------------------------------------------------------------ leases
+
+    async def acquire_lease(self, code: str, instance: str, lease_ms: int) -> str | None:
+        """Become the room's owner if nobody is: the lease value, or None if held."""
+        async with _backend("acquire_lease"):
+            value: Any = await self._acquire(
+                keys=[self.lease_key(code), self.fence_key(code)],
+                args=[instance, lease_ms, self._ttl_ms],
+            )
+        return None if value is None else _text(value)
+
+    async def renew_leases(self, leases: Sequence[tuple[str, str]], lease_ms: int) -> list[bool]:
+        """Extend each `(code, value)` lease still held; whether each one still was.
+
+        One pipeline for all of an instance's rooms, so renewing costs one round trip
+        however many rooms it owns.
+        """
+        if not leases:
+            return []
+        async with _backend("renew_leases"), self._client.pipeline(transaction=False) as pipe:
+            for code, value in leases:
+                await self._renew(keys=[self.lease_key(code)], args=[value, lease_ms], client=pipe)
+            replies: list[Any] = await pipe.execute()
+        return [bool(int(r)) for r in replies]
+
+    async def release_lease(self, code: str, value: str) -> bool:
+        """Give the room up now (if still ours), so another instance takes it at once."""
+        async with _backend("release_lease"):
+            freed: Any = await self._release(keys=[self.lease_key(code)], args=[value])
+        return bool(int(freed))
+
+    async def lease_ttl_ms(self, code: str) -> int:
+        """Milliseconds the room's lease has left; negative when there is none."""
+        async with _backend("lease_ttl_ms"):
+            left: Any = await self._client.pttl(self.lease_key(code))
+        return int(left)
+
+    async def lease_holder(self, code: str) -> str | None:
+        """The current lease value (`instance:fence`), or None when nobody owns the room."""
+        async with _backend("lease_holder"):
+            value: Any = await self._client.get(self.lease_key(code))
+        return None if value is None else _text(value)
 
     async def read_log(self, code: str, start: int = 0) -> list[bytes]:
         async with _backend("read_log"):
@@ -157,7 +279,9 @@ class RedisStore:
 
     async def delete(self, code: str) -> None:
         async with _backend("delete"):
-            await self._client.delete(self.room_key(code), self.log_key(code))
+            await self._client.delete(
+                self.room_key(code), self.log_key(code), self.lease_key(code), self.fence_key(code)
+            )
 
     async def ping(self) -> bool:
         try:

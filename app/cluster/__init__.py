@@ -1,0 +1,12 @@
+"""Several instances, one Redis: room leases, forwarding between instances, failover.
+
+See docs/scaling.md for the design. `Node` is this instance's membership (bus channel,
+leases); `Follower` serves a room owned by another instance to this instance's sockets.
+"""
+
+from __future__ import annotations
+
+from app.cluster.follower import Follower
+from app.cluster.node import Node, default_instance_id, instance_of
+
+__all__ = ["Follower", "Node", "default_instance_id", "instance_of"]

@@ -27,6 +27,8 @@ def env(redis_url: str, prefix: str) -> dict[str, str]:
         "SCHMIER_BOT_DELAY": "0",
         "SCHMIER_HAND_PAUSE": "0",
         "SCHMIER_TRICK_PAUSE": "0",
+        # The killed server's room lease must expire before the new one may own it.
+        "SCHMIER_LEASE_MS": "1500",
         "SCHMIER_FRAME_RATE": "1000",
         "SCHMIER_FRAME_BURST": "1000",
         "SCHMIER_LOG_LEVEL": "WARNING",

@@ -31,9 +31,9 @@ from app.rooms.actor import (
     RoomActor,
     RoomGone,
     seat_of,
-    state_frame,
 )
 from app.rooms.codes import hash_token
+from app.rooms.frames import StateFrames
 from app.rooms.record import RoomRecord
 from app.store import LeaseLost, Stored, StoreError
 
@@ -78,6 +78,7 @@ class Follower:
         self._rooms = rooms
         self._settings: Settings = node.settings
         self._sockets: dict[str, _Socket] = {}
+        self._frames: StateFrames | None = None
         self._pids: dict[Peer, str] = {}
         self._pending: dict[str, dict[str, Any]] = {}
         self._waiting: dict[str, asyncio.Future[Any]] = {}
@@ -147,7 +148,7 @@ class Follower:
         peer.seat = None if hashed is None else seat_of(self.record, None, hashed)
         self._sockets[sock.pid] = sock
         self._pids[peer] = sock.pid
-        peer.send(state_frame(self.record, self.version, peer.seat))
+        peer.send(self._state_frame(peer.seat))
         return True
 
     async def join(self, name: str, seat: int | None) -> tuple[int, str]:
@@ -333,18 +334,21 @@ class Follower:
         elif kind == "released":
             self._spawn(self._safe_check(force=True))
 
+    def _state_frame(self, seat: int | None) -> bytes:
+        """This version's frame for `seat`; the public part is serialised once a version."""
+        frames = self._frames
+        if frames is None or not frames.matches(self.record, self.version):
+            frames = self._frames = StateFrames(self.record, self.version)
+        return frames.frame(seat)
+
     def _broadcast(self) -> None:
         """Send the new snapshot's views to this instance's sockets."""
-        frames: dict[int | None, bytes] = {}
         for sock in self._sockets.values():
             peer = sock.peer
             # A seat left (and went to a bot) or was taken over: the socket watches.
             if sock.token_hash is not None:
                 peer.seat = seat_of(self.record, None, sock.token_hash)
-            data = frames.get(peer.seat)
-            if data is None:
-                data = frames[peer.seat] = state_frame(self.record, self.version, peer.seat)
-            peer.send(data)
+            peer.send(self._state_frame(peer.seat))
 
     # ------------------------------------------------------------ ownership
 

@@ -51,6 +51,7 @@ from app.protocol import (
     parse_client_frame,
 )
 from app.rooms.codes import hash_token, new_token, token_matches
+from app.rooms.frames import StateFrames, room_view
 from app.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat, log_entry
 from app.store import LeaseLost, RoomStore, StoreError, VersionConflict
 
@@ -202,48 +203,6 @@ def _settle(future: asyncio.Future[Any], outcome: Any) -> None:
         future.set_result(outcome)
 
 
-def room_view(record: RoomRecord, seat: int | None) -> dict[str, Any]:
-    """The view of one seat (or a spectator), with the room's own fields added.
-
-    A function of the record alone, so an instance that does not own the room builds
-    exactly the views the owner would from the snapshot the owner publishes.
-    """
-    if record.state is None:
-        base = engine.lobby_view(record.variant, record.rules, seat)
-        legal = _lobby_legal(record, seat)
-    else:
-        base = engine.view(record.state, seat)
-        legal = base["legal"]
-    seats = [
-        {
-            **entry,
-            "name": record.seats[entry["seat"]].name,
-            "kind": record.seats[entry["seat"]].kind,
-            "connected": record.seats[entry["seat"]].connected,
-        }
-        for entry in base["seats"]
-    ]
-    return {**base, "code": record.code, "seats": seats, "legal": legal}
-
-
-def _lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
-    if seat is None:
-        return []
-    seats = record.seats
-    legal: list[dict[str, Any]] = [
-        {"type": "add_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "empty"
-    ]
-    legal += [{"type": "remove_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "bot"]
-    if all(s.kind != "empty" for s in seats):
-        legal.append({"type": "start"})
-    return legal
-
-
-def state_frame(record: RoomRecord, version: int, seat: int | None) -> bytes:
-    """The `state` frame of one seat."""
-    return orjson.dumps({"type": "state", "seq": version, "view": room_view(record, seat)})
-
-
 def seat_of(record: RoomRecord, token: str | None, token_hash: str | None) -> int | None:
     """The seat a token (or, between instances, a token's hash) holds, else None."""
     if token is not None:
@@ -307,6 +266,7 @@ class RoomActor:
         self._public_tricks = 0
         self._chat: dict[int, deque[float]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._frames: StateFrames | None = None
         self._stopping = False
         self.lease = lease
         """The lease value every commit must match (None: single instance, no lease)."""
@@ -677,7 +637,11 @@ class RoomActor:
         return room_view(self.record, seat)
 
     def _state_frame(self, seat: int | None) -> bytes:
-        return state_frame(self.record, self.version, seat)
+        """This version's frame for `seat`; the public part is serialised once a version."""
+        frames = self._frames
+        if frames is None or not frames.matches(self.record, self.version):
+            frames = self._frames = StateFrames(self.record, self.version)
+        return frames.frame(seat)
 
     def _broadcast(self, snapshot: bytes | None = None) -> None:
         """Send every connection its own view, each view serialised once per seat.
@@ -685,16 +649,12 @@ class RoomActor:
         Sockets of other instances get no view from here: their instances get the
         snapshot, once each, and build the views themselves.
         """
-        frames: dict[int | None, bytes] = {}
         instances: set[str] = set()
         for peer in self._peers:
             if isinstance(peer, RemotePeer):
                 instances.add(peer.instance)
                 continue
-            data = frames.get(peer.seat)
-            if data is None:
-                data = frames[peer.seat] = self._state_frame(peer.seat)
-            peer.send(data)
+            peer.send(self._state_frame(peer.seat))
         self._publish_state(instances, snapshot)
 
     def _send_state(self, peer: Peer) -> None:

@@ -64,3 +64,11 @@ def test_every_setting_is_documented_once() -> None:
         if default not in (None, ""):
             shown = str(default).lower()
             assert shown.removesuffix(".0") in row.lower(), (name, default)
+
+
+def test_the_readme_table_is_the_documented_table() -> None:
+    """A user reads the README first: its configuration table must be the full one."""
+    readme = (DOC.parent.parent / "README.md").read_text()
+    rows = [line for line in DOC.read_text().splitlines() if line.startswith("| `SCHMIER_")]
+    for row in rows:
+        assert row in readme, row.split("`")[1]

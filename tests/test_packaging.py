@@ -278,7 +278,7 @@ def test_ci_script_is_strict_and_runs_everything() -> None:
         "ruff check .",
         "ruff format --check .",
         "mypy",
-        "SCHMIER_TEST_REQUIRE=redis,browser pytest -q",
+        "SCHMIER_TEST_REQUIRE=redis,browser,nginx pytest -q",
     ):
         assert command in text, command
     result = subprocess.run(["bash", "-n", str(script)], capture_output=True, timeout=30)

@@ -40,9 +40,14 @@ PHONE = {"width": 375, "height": 667}
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One headless Chromium for every browser test of the session."""
+    """One headless Chromium for the browser tests of a module.
+
+    Not for the whole session: Playwright's sync API keeps an event loop running in the
+    main thread while it is started, and every asyncio test after it would then fail
+    with "cannot be called from a running event loop".
+    """
     if not Path(CHROMIUM).exists():
         missing("browser", f"no Chromium at {CHROMIUM}")
     try:

@@ -49,13 +49,44 @@ class PlainFormatter(logging.Formatter):
         return line
 
 
+class NoFrameTrace(logging.Filter):
+    """Drops the WebSocket library's trace of every frame (`< TEXT '{...}'`).
+
+    At DEBUG the `websockets` protocol logs each frame it sends and receives, payload
+    included, through the logger uvicorn hands it (`uvicorn.error`): that would put every
+    hello's token and every seat's hand into the logs. Those lines are dropped; the
+    rest of uvicorn's debug output (connections opened and closed) stays.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.msg
+        return not (
+            record.levelno <= logging.DEBUG
+            and isinstance(message, str)
+            and message[:2] in ("< ", "> ")
+        )
+
+
+FRAME_TRACE_LOGGERS = ("uvicorn.error", "websockets", "websockets.server", "websockets.client")
+_NO_FRAME_TRACE = NoFrameTrace()
+
+
 def configure(json_lines: bool, level: str) -> None:
-    """Send the server's logs to stderr in the chosen format (idempotent)."""
+    """Send the server's logs to stderr in the chosen format (idempotent).
+
+    Also keeps the WebSocket frame trace out of every log (see `NoFrameTrace`); the
+    filter sits on the loggers themselves, which uvicorn's own logging configuration,
+    applied afterwards, leaves in place.
+    """
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if json_lines else PlainFormatter())
     LOGGER.handlers[:] = [handler]
     LOGGER.setLevel(level.upper())
     LOGGER.propagate = False
+    for name in FRAME_TRACE_LOGGERS:
+        logger = logging.getLogger(name)
+        if _NO_FRAME_TRACE not in logger.filters:
+            logger.addFilter(_NO_FRAME_TRACE)
 
 
 def event(name: str, level: int = logging.INFO, **fields: Any) -> None:

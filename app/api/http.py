@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.routing import APIRoute
 
 from app import engine
 from app.api.limits import AddressLimiter
@@ -16,7 +20,46 @@ from app.rooms import JoinRefused, Rooms, ShuttingDown, UnknownRoom
 from app.rooms.codes import normalise_code
 from app.store import StoreError
 
-router = APIRouter()
+
+def _printable(value: Any) -> Any:
+    """`value` with every string made encodable as UTF-8 (lone surrogates escaped)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list | tuple):
+        return [_printable(v) for v in value]
+    return value
+
+
+class _Route(APIRoute):
+    """A route whose 422 answers never echo the request and always encode.
+
+    FastAPI's own handler puts each invalid input back into the answer; a JSON string
+    holding a lone surrogate (`"\\ud800"`, which the JSON parser accepts) then cannot
+    be encoded and the request ends in a 500. Answering with the location and message
+    of each complaint only (no input) avoids both the crash and the echo.
+    """
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def guarded(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except RequestValidationError as exc:
+                detail = [
+                    {
+                        "type": _printable(error.get("type", "invalid")),
+                        "loc": _printable(list(error.get("loc", ()))),
+                        "msg": _printable(error.get("msg", "invalid")),
+                    }
+                    for error in exc.errors()
+                ]
+                return JSONResponse({"detail": detail}, status_code=422)
+
+        return guarded
+
+
+router = APIRouter(route_class=_Route)
 
 
 class Limits:
@@ -125,8 +168,18 @@ async def healthz(request: Request) -> Response:
 
 @router.get("/metrics")
 async def metrics(request: Request) -> Response:
-    """Prometheus text exposition."""
+    """Prometheus text exposition, plus the event loop's live task count.
+
+    The task count is computed here, at scrape time, because a leak of tasks (a socket
+    writer or a room actor that never ends) is the slow failure a long-running server
+    shows first; the soak run (`bench/soak.py`) watches it across a thousand games.
+    """
     body: bytes = request.app.state.metrics.render()
+    body += (
+        b"# HELP schmier_asyncio_tasks Live asyncio tasks of the server's event loop.\n"
+        b"# TYPE schmier_asyncio_tasks gauge\n"
+        + f"schmier_asyncio_tasks {len(asyncio.all_tasks())}\n".encode()
+    )
     return PlainTextResponse(body, media_type="text/plain; version=0.0.4; charset=utf-8")
 
 

@@ -1,10 +1,18 @@
-"""Security headers for every HTTP answer, and the WebSocket origin check."""
+"""Security headers for every HTTP answer, the WebSocket origin check, and the
+WebSocket guessing guard.
+"""
 
 from __future__ import annotations
 
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.logs import event
+
+GUESS_CLOSES = frozenset({4401, 4404})
+"""Close codes that mean a socket presented a wrong token or an unknown room code."""
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -19,13 +27,39 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
 )
 
 
+class _Limiter(Protocol):
+    def take(self, address: str) -> bool: ...
+
+    def exhausted(self, address: str) -> bool: ...
+
+
+def _failed_lookups(scope: Scope) -> _Limiter | None:
+    """The app's per-address limiter of failed look-ups (`Limits.failed`), if it has one."""
+    app: Any = scope.get("app")
+    limits = getattr(getattr(app, "state", None), "limits", None)
+    failed = getattr(limits, "failed", None)
+    return failed if failed is not None else None
+
+
 class SecurityHeaders:
-    """Pure ASGI middleware (no per-request task, unlike BaseHTTPMiddleware)."""
+    """Pure ASGI middleware (no per-request task, unlike BaseHTTPMiddleware).
+
+    On HTTP it adds the security headers to every answer. On WebSockets it is the
+    guessing guard: each socket the server closes with 4404 (unknown room) or 4401 (bad
+    token) counts as a failed look-up of its client address, in the same per-address
+    budget as `GET /api/rooms/{code}` answering 404 (`SCHMIER_LOOKUP_FAIL_RATE`), and an
+    address past that budget has its handshakes refused with HTTP 429 before anything
+    else runs. Without this a guesser would simply use sockets instead of HTTP, where
+    the look-up limit does not apply.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._socket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -39,6 +73,41 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limiter = _failed_lookups(scope)
+        client = scope.get("client")
+        address = str(client[0]) if client else "unknown"
+        if limiter is None:
+            await self.app(scope, receive, send)
+            return
+        if limiter.exhausted(address):
+            event("socket.refused_guessing")
+            await receive()  # the websocket.connect message
+            if "websocket.http.response" in scope.get("extensions", {}):
+                await send(
+                    {
+                        "type": "websocket.http.response.start",
+                        "status": 429,
+                        "headers": [(b"retry-after", b"60"), *HEADERS],
+                    }
+                )
+                await send(
+                    {
+                        "type": "websocket.http.response.body",
+                        "body": b"too many failed attempts; try again in a minute",
+                    }
+                )
+            else:
+                await send({"type": "websocket.close", "code": 1008})
+            return
+
+        async def counting_send(message: Message) -> None:
+            if message["type"] == "websocket.close" and message.get("code") in GUESS_CLOSES:
+                limiter.take(address)
+            await send(message)
+
+        await self.app(scope, receive, counting_send)
 
 
 def origin_allowed(origin: str | None, host: str | None, allowlist: frozenset[str]) -> bool:

@@ -1,0 +1,151 @@
+"""Logs: no token, no token hash, no card in any line the server writes, at DEBUG.
+
+`tests/test_secrecy_server.py` captures the server's own logger in-process. This runs
+the real thing instead: `python -m app` as a child process on Redis with
+`SCHMIER_LOG_JSON=1` and `SCHMIER_LOG_LEVEL=DEBUG`, everything it writes to stderr
+(uvicorn's lines and anything a library prints included) captured to a file, through a
+whole evening: joins, bots, a game to its end, a player leaving mid-game, wrong tokens,
+garbage frames, chat, a rematch. Every card of every hand is in the Redis log of the
+room (the deals), so "no card" is checked as "no card-like word at all", which is
+stricter.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+import redis
+
+from app.rooms.codes import hash_token
+from tests.support.servers import REPO, Client, RunningServer, free_port
+
+CARD_WORD = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][SHDC]|X[12])(?![A-Za-z0-9])")
+
+
+@pytest.fixture
+def logged_server(
+    redis_url: str, redis_prefix: str, tmp_path: Path
+) -> Iterator[tuple[RunningServer, Path]]:
+    port = free_port()
+    log = tmp_path / "server.log"
+    env = {
+        **os.environ,
+        "SCHMIER_HOST": "127.0.0.1",
+        "SCHMIER_PORT": str(port),
+        "SCHMIER_REDIS_URL": redis_url,
+        "SCHMIER_REDIS_PREFIX": redis_prefix,
+        "SCHMIER_LOG_JSON": "1",
+        "SCHMIER_LOG_LEVEL": "DEBUG",
+        "SCHMIER_BOT_DELAY": "0",
+        "SCHMIER_HAND_PAUSE": "0",
+        "SCHMIER_TRICK_PAUSE": "0",
+        "SCHMIER_AUTOPLAY_AFTER": "0.2",
+        "PYTHONUNBUFFERED": "1",
+    }
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app"],
+            cwd=REPO,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+        running = RunningServer(port)
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, log.read_text()[-2000:]
+            try:
+                if httpx.get(running.base_url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.05)
+        try:
+            yield running, log
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+async def test_a_whole_evening_logs_no_secret(
+    logged_server: tuple[RunningServer, Path], redis_url: str, redis_prefix: str
+) -> None:
+    server, log = logged_server
+    code = await server.create_room("wisconsin4", {"target": 5})
+    _, ann_token = await server.join(code, "Ann", 0)
+    _, bob_token = await server.join(code, "Bob", 1)
+    ann = await Client.seated(server, code, ann_token)
+    bob = await Client.seated(server, code, bob_token)
+    for seat in (2, 3):
+        await ann.send({"type": "add_bot", "seat": seat})
+    await ann.wait_state(lambda v: {"type": "start"} in v["legal"])
+    await ann.send({"type": "start"})
+    await ann.wait_state(lambda v: v["phase"] != "lobby")
+    hand = ann.state["view"]["hand"]  # type: ignore[index]
+    await ann.send({"type": "chat", "text": f"I hold {hand[0]} and {hand[1]}"})
+    for garbage in ("not json", '{"type": "play", "card": "AS", "x": 1}', '{"type": "play"}'):
+        await bob.send(garbage)
+        assert (await bob.next_error())["code"] == "bad_message"
+    await bob.send({"type": "leave"})
+    await bob.wait_state(lambda v: v["seats"][1]["kind"] == "bot")
+    binary = await Client.connect(server.ws_url(code))
+    await binary.send(b"\x00binary")
+    assert await binary.closed() == 1003
+    for wrong in (ann_token[:-1] + "x", bob_token):
+        intruder = await Client.connect(server.ws_url(code))
+        await intruder.send({"type": "hello", "token": wrong})
+        assert await intruder.closed() == 4401
+    await ann.close()  # the autoplay finishes Ann's game for her
+    watcher = await Client.seated(server, code, None)
+    await watcher.wait_state(lambda v: v["phase"] == "game_over", timeout=120)
+    await watcher.close()
+    ann = await Client.seated(server, code, ann_token)
+    await ann.send({"type": "rematch"})
+    await ann.wait_state(lambda v: v["phase"] not in ("game_over", "lobby"))
+    await ann.close()
+    await bob.close()
+    await server.room(code)
+
+    store = redis.Redis.from_url(redis_url)
+    try:
+        entries = store.lrange(f"{redis_prefix}log:{code}", 0, -1)
+    finally:
+        store.close()
+    dealt = {
+        card
+        for raw in entries
+        if (entry := orjson.loads(raw))["action"]["type"] == "deal"
+        for card in entry["action"]["deck"]
+    }
+    assert len(dealt) == 34  # two deals of the whole wisconsin4 deck were stored
+    time.sleep(0.3)  # let the last lines reach the file (this is not a timing assertion)
+    lines = log.read_text().splitlines()
+    assert len(lines) > 20
+    events = set()
+    levels = set()
+    for line in lines:
+        entry = orjson.loads(line)  # JSON lines only: nothing else reached stderr
+        events.add(entry.get("event"))
+        levels.add((entry["logger"], entry["level"]))
+        for token in (ann_token, bob_token):
+            assert token[:10] not in line, line
+            assert hash_token(token)[:16] not in line, line
+        assert not CARD_WORD.findall(line), line
+        assert "I hold" not in line, line
+    assert {"room.created", "room.join", "room.start", "socket.bad_token", "room.leave"} <= events
+    assert ("uvicorn.error", "debug") in levels  # uvicorn's debug output was on, and clean

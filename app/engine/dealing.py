@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from .cards import mask_of
 from .errors import IllegalAction, MalformedAction
-from .state import State, evolve
+from .state import State, evolve, fresh_hand
 
 HAND_SIZE = 6
 
@@ -44,16 +44,6 @@ def deal(state: State, deck: tuple[int, ...]) -> State:
         deals=state.deals + 1,
         hands=tuple(hands),
         stock=deck[HAND_SIZE * n :],
-        discards=(0,) * n,
         turn=((dealer + 1) % n,),
-        bids=(),
-        bidder=None,
-        bid=None,
-        trump=None,
-        trump_public=False,
-        called=None,
-        partner=None,
-        partner_revealed=False,
-        trick=(),
-        tricks=(),
+        **fresh_hand(n),
     )

@@ -103,6 +103,23 @@ def bidder_seat(state: State) -> int:
     return state.bidder
 
 
+def fresh_hand(seats: int) -> dict[str, Any]:
+    """The fields of a hand before anybody has bid: what every deal starts from."""
+    return {
+        "discards": (0,) * seats,
+        "bids": (),
+        "bidder": None,
+        "bid": None,
+        "trump": None,
+        "trump_public": False,
+        "called": None,
+        "partner": None,
+        "partner_revealed": False,
+        "trick": (),
+        "tricks": (),
+    }
+
+
 def new_game(variant: str, rules: Rules, dealer: int) -> State:
     """A game before its first deal. The server picks `dealer` at random."""
     v = get_variant(variant)
@@ -117,18 +134,8 @@ def new_game(variant: str, rules: Rules, dealer: int) -> State:
         deals=0,
         hands=(0,) * n,
         stock=(),
-        discards=(0,) * n,
         turn=(),
-        bids=(),
-        bidder=None,
-        bid=None,
-        trump=None,
-        trump_public=False,
-        called=None,
-        partner=None,
-        partner_revealed=False,
-        trick=(),
-        tricks=(),
+        **fresh_hand(n),
         scores=(0,) * len(v.teams),
         last_hand=None,
         winners=None,

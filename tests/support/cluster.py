@@ -15,25 +15,21 @@ import os
 import random
 import signal
 import subprocess
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import websockets
 
 from app import engine
 from app.store import RedisStore
 from tests.support.servers import (
-    REPO,
     Client,
     ClosedError,
     Player,
     RunningServer,
-    free_port,
+    start_subprocess_server,
 )
 
 LEASE_MS = 1500
@@ -64,49 +60,8 @@ def cluster_env(
 def start_logged_server(
     env: dict[str, str], log: Path
 ) -> tuple[RunningServer, subprocess.Popen[bytes]]:
-    """`python -m app` as a child process on a free port, its stderr in `log`.
-
-    A file rather than a pipe: nobody reads a pipe while the test runs, and a server
-    that logs more than the pipe holds would block on its next log line.
-    """
-    port = free_port()
-    child_env = {**os.environ, **env, "SCHMIER_HOST": "127.0.0.1", "SCHMIER_PORT": str(port)}
-    with log.open("ab") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app"],
-            cwd=REPO,
-            env=child_env,
-            stdout=subprocess.DEVNULL,
-            stderr=sink,
-        )
-    running = RunningServer(port)
-    deadline = time.monotonic() + 30
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(
-                f"server exited with {process.returncode}: {log.read_text()[-2000:]}"
-            )
-        try:
-            if httpx.get(running.base_url + "/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError("subprocess server did not start")
-        time.sleep(0.05)
-
-    def stop() -> None:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-    running._stop = stop
-    return running, process
+    """`python -m app` as a child process on a free port, its stderr in `log`."""
+    return start_subprocess_server(env, log)
 
 
 class Cluster:

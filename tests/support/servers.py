@@ -148,30 +148,39 @@ def start_thread_server(settings: Settings, port: int = 0) -> RunningServer:
     return running
 
 
-def start_subprocess_server(env: dict[str, str]) -> tuple[RunningServer, subprocess.Popen[bytes]]:
+def start_subprocess_server(
+    env: dict[str, str], log: Path | None = None
+) -> tuple[RunningServer, subprocess.Popen[bytes]]:
     """`python -m app` as a child process (so a test can SIGKILL it) on a free port.
 
-    Its log goes to a temporary file, not a pipe: a pipe nobody reads fills at 64 KiB
-    and then freezes the server on its next log line.
+    Its stderr goes to `log` (appended; a temporary file when None), never to a pipe:
+    a pipe nobody reads fills at 64 KiB and then freezes the server on its next log line.
     """
     port = free_port()
     child_env = {**os.environ, **env, "SCHMIER_HOST": "127.0.0.1", "SCHMIER_PORT": str(port)}
-    log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server, closed in stop()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app"],
-        cwd=REPO,
-        env=child_env,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-    )
+    own_log = log is None
+    if log is None:
+        handle, name = tempfile.mkstemp(prefix="schmier-server-", suffix=".log")
+        os.close(handle)
+        log = Path(name)
+    with log.open("ab") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app"],
+            cwd=REPO,
+            env=child_env,
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+        )
+    written = log
+
+    def tail() -> str:
+        return written.read_text(errors="replace")[-2000:]
+
     running = RunningServer(port)
     deadline = time.monotonic() + 30
     while True:
         if process.poll() is not None:
-            log.seek(0)
-            err = log.read().decode(errors="replace")
-            log.close()
-            raise RuntimeError(f"server exited with {process.returncode}: {err[-2000:]}")
+            raise RuntimeError(f"server exited with {process.returncode}: {tail()}")
         try:
             if httpx.get(running.base_url + "/healthz", timeout=1).status_code == 200:
                 break
@@ -190,7 +199,8 @@ def start_subprocess_server(env: dict[str, str]) -> tuple[RunningServer, subproc
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        log.close()
+        if own_log:
+            written.unlink(missing_ok=True)
 
     running._stop = stop
     return running, process

@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 
 from app import engine
 from app.engine.cards import CARD_NAMES, describe, parse
+from tests.support.secrecy import cards_in, engine_part, states_of
 from tests.support.servers import (
     Client,
     Player,
@@ -43,25 +44,8 @@ from tests.support.servers import (
     seat_table,
 )
 
-CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
 CARD_ANYWHERE = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][SHDC]|X[12])(?![A-Za-z0-9])")
-ROOM_SEAT_FIELDS = ("name", "kind", "connected")
 CARD_INDEX = {name: index for index, name in enumerate(CARD_NAMES)}
-
-
-def cards_in(value: Any) -> set[str]:
-    """Every card-like string anywhere in a JSON value (keys included)."""
-    found: set[str] = set()
-    if isinstance(value, str):
-        if CARD.match(value):
-            found.add(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            found |= cards_in(key) | cards_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            found |= cards_in(item)
-    return found
 
 
 def allowed_places(state: engine.State, seat: int | None) -> set[str]:
@@ -282,25 +266,6 @@ def test_no_view_leaks_over_random_games(variant: str) -> None:
 
 
 # ------------------------------------------------------------------ server level
-
-
-def states_of(variant: str, rules: dict[str, Any], dealer: int, log: list[bytes]) -> list[Any]:
-    """Every state of the room's games, from the first deal on (rematches included)."""
-    state = engine.new_game(variant, engine.make_rules(variant, rules), dealer)
-    states = []
-    for raw in log:
-        entry = orjson.loads(raw)
-        state = engine.apply(state, entry["seat"], entry["action"])
-        states.append(state)
-    return states
-
-
-def engine_part(view: dict[str, Any]) -> dict[str, Any]:
-    out = {k: v for k, v in view.items() if k != "code"}
-    out["seats"] = [
-        {k: v for k, v in s.items() if k not in ROOM_SEAT_FIELDS} for s in view["seats"]
-    ]
-    return out
 
 
 PROBES = ("2H", "7S", "JD", "AC", "X1", "QH")

@@ -21,6 +21,7 @@ import pytest
 
 from app import engine
 from app.logs import LOGGER, JsonFormatter
+from tests.support.secrecy import CARD, cards_in, engine_part, states_of
 from tests.support.servers import (
     Client,
     Player,
@@ -29,44 +30,6 @@ from tests.support.servers import (
     play_all,
     seat_table,
 )
-
-CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
-ROOM_SEAT_FIELDS = ("name", "kind", "connected")
-
-
-def cards_in(value: Any) -> set[str]:
-    """Every card-like string anywhere in a frame."""
-    found: set[str] = set()
-    if isinstance(value, str):
-        if CARD.match(value):
-            found.add(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            found |= cards_in(key) | cards_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            found |= cards_in(item)
-    return found
-
-
-def engine_part(view: dict[str, Any]) -> dict[str, Any]:
-    """The view without the fields the server adds to the engine's."""
-    out = {k: v for k, v in view.items() if k != "code"}
-    out["seats"] = [
-        {k: v for k, v in s.items() if k not in ROOM_SEAT_FIELDS} for s in view["seats"]
-    ]
-    return out
-
-
-def states_of(variant: str, rules: dict[str, Any], dealer: int, log: list[bytes]) -> list[Any]:
-    """Every engine state of the game, from the first deal on."""
-    state = engine.new_game(variant, engine.make_rules(variant, rules), dealer)
-    states = []
-    for raw in log:
-        entry = orjson.loads(raw)
-        state = engine.apply(state, entry["seat"], entry["action"])
-        states.append(state)
-    return states
 
 
 def check_frame(view: dict[str, Any], state: Any, seat: int | None) -> None:

@@ -20,7 +20,6 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app import engine
 from app.config import Settings
 from app.logs import event, failure
 from app.protocol import ClientFrame, CloseCode, parse_client_frame
@@ -207,14 +206,7 @@ class Follower:
 
     def info(self) -> dict[str, Any]:
         """The room as `GET /api/rooms/{code}` shows it (from the last snapshot)."""
-        r = self.record
-        return {
-            "code": r.code,
-            "variant": r.variant,
-            "rules": engine.rules_to_json(r.rules),
-            "phase": r.phase,
-            "seats": r.public_seats(),
-        }
+        return self.record.info()
 
     async def close(self) -> None:
         """Stop following (no sockets left, or the server stops)."""

@@ -360,14 +360,7 @@ class RoomActor:
 
     def info(self) -> dict[str, Any]:
         """The room as `GET /api/rooms/{code}` shows it."""
-        r = self.record
-        return {
-            "code": r.code,
-            "variant": r.variant,
-            "rules": engine.rules_to_json(r.rules),
-            "phase": r.phase,
-            "seats": r.public_seats(),
-        }
+        return self.record.info()
 
     # ------------------------------------------------------------ the loop
 

@@ -136,6 +136,17 @@ class RoomRecord:
             for k, s in enumerate(self.seats)
         ]
 
+    def info(self, live: bool = True) -> dict[str, Any]:
+        """The room as `GET /api/rooms/{code}` shows it: whoever serves the room, owner
+        or follower, answers from the record alone."""
+        return {
+            "code": self.code,
+            "variant": self.variant,
+            "rules": engine.rules_to_json(self.rules),
+            "phase": self.phase,
+            "seats": self.public_seats(live),
+        }
+
 
 OPS_KEPT = 64
 """How many forwarded operation ids a room remembers (far more than can be in flight)."""

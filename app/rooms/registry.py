@@ -212,14 +212,7 @@ class Rooms:
         stored = await self.store.load(code)
         if stored is None:
             return None
-        record = RoomRecord.from_bytes(stored.snapshot)
-        return {
-            "code": record.code,
-            "variant": record.variant,
-            "rules": engine.rules_to_json(record.rules),
-            "phase": record.phase,
-            "seats": record.public_seats(live=False),
-        }
+        return RoomRecord.from_bytes(stored.snapshot).info(live=False)
 
     async def stop_all(self) -> None:
         """Stop every actor after its in-flight action (graceful shutdown)."""

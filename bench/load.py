@@ -377,6 +377,7 @@ class Run:
         # stalled this process for 100-300 ms while the server answered in 2 ms. So the
         # generator freezes what it holds and collects nothing while it measures
         # (bounded: `--duration` seconds); the server under test keeps its own GC.
+        server_hist0 = await self.server_histogram()
         gc.collect()
         gc.freeze()
         gc.disable()
@@ -389,6 +390,7 @@ class Run:
             gc.enable()
             gc.unfreeze()
         elapsed = time.perf_counter() - t0
+        server_hist1 = await self.server_histogram()
         own_cpu = own_cpu_seconds() - own_cpu0
         server_cpu = (cpu_seconds(pid) - server_cpu0) if pid else None
         if sampler:
@@ -428,7 +430,25 @@ class Run:
                 round(1000 * server_cpu / t.actions, 3) if server_cpu and t.actions else None
             ),
         }
+        result.update(_server_side(server_hist0, server_hist1))
         return result
+
+    async def server_histogram(self) -> dict[float, float] | None:
+        """The server's own action-latency histogram (cumulative counts by upper bound),
+        from `/metrics`; None for a server without one (the baseline)."""
+        try:
+            async with httpx.AsyncClient(base_url=self.options.url, timeout=10) as http:
+                response = await http.get("/metrics")
+        except httpx.HTTPError:
+            return None
+        if response.status_code != 200:
+            return None
+        buckets: dict[float, float] = {}
+        for line in response.text.splitlines():
+            if line.startswith(SERVER_HISTOGRAM + "_bucket{"):
+                bound = line.split('le="', 1)[1].split('"', 1)[0]
+                buckets[float(bound)] = float(line.rsplit(" ", 1)[1])
+        return buckets or None
 
     async def storm(self) -> dict[str, Any]:
         """Drop every socket at once, reconnect every one at once; time until all have
@@ -536,6 +556,35 @@ async def _post(http: httpx.AsyncClient, path: str, body: dict[str, Any]) -> htt
                 raise
             await asyncio.sleep(0.2 * (attempt + 1))
     raise AssertionError("unreachable")
+
+
+SERVER_HISTOGRAM = "schmier_action_latency_seconds"
+"""Schmier's histogram of the time from taking a message off a room's queue to having
+queued every view it causes (the room's own work, Redis commit included)."""
+
+
+def _server_side(
+    before: dict[float, float] | None, after: dict[float, float] | None
+) -> dict[str, Any]:
+    """The server's own view of the window: how many of the messages it handled took
+    longer than 5, 20 and 100 ms, which separates the server's time from the time a
+    frame spends in the kernel, the network stack and the generator's loop."""
+    if not before or not after:
+        return {}
+    total = after[float("inf")] - before.get(float("inf"), 0.0)
+    if total <= 0:
+        return {}
+
+    def over(bound: float) -> float:
+        within = after.get(bound, 0.0) - before.get(bound, 0.0)
+        return round(100 * (total - within) / total, 2)
+
+    return {
+        "server_messages": int(total),
+        "server_over_5ms_pct": over(0.005),
+        "server_over_25ms_pct": over(0.025),
+        "server_over_100ms_pct": over(0.1),
+    }
 
 
 def _pct(sorted_values: list[float], pct: float) -> float | None:
@@ -658,6 +707,9 @@ ROWS: list[tuple[str, str]] = [
     ("mb_per_s", "MB received/s"),
     ("server_cpu_pct", "server CPU % of a core"),
     ("server_cpu_ms_per_action", "server CPU ms/action"),
+    ("server_over_5ms_pct", "server: messages > 5 ms %"),
+    ("server_over_25ms_pct", "server: messages > 25 ms %"),
+    ("server_over_100ms_pct", "server: messages > 100 ms %"),
     ("server_rss_before_mb", "server RSS before MB"),
     ("server_rss_peak_mb", "server RSS peak MB"),
     ("server_vmhwm_mb", "server VmHWM MB"),

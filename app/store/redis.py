@@ -18,6 +18,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import RedisError
 
 from app.store.base import LeaseLost, Stored, StoreError, VersionConflict, check_commit_args
+from app.store.wire import RedisWire
 
 # KEYS: room hash, log list. ARGV: snapshot, ttl in ms.
 # The log is cleared too: a leftover log of an earlier room with the same code must not
@@ -148,6 +149,9 @@ class RedisStore:
             retry=Retry(ExponentialBackoff(cap=0.25, base=0.05), 1),
         )
         self._client: aioredis.Redis = aioredis.Redis(connection_pool=self._pool)
+        # Commits, the one command every action makes, go through their own pipelined
+        # connection (see app/store/wire.py for why not through the pool).
+        self._wire = RedisWire(url, timeout=10, connect_timeout=5)
         self._create = self._client.register_script(_CREATE)
         self._commit = self._client.register_script(_COMMIT)
         self._acquire = self._client.register_script(_ACQUIRE)
@@ -209,15 +213,10 @@ class RedisStore:
         if lease == "":
             raise ValueError("an empty lease value would disable the lease check")
         async with _backend("commit"):
-            reply: Any = await self._commit(
-                keys=[self.room_key(code), self.log_key(code), self.lease_key(code)],
-                args=[
-                    version,
-                    bytes(snapshot),
-                    self._ttl_ms,
-                    lease or "",
-                    *(bytes(e) for e in entries),
-                ],
+            reply: Any = await self._wire.eval(
+                _COMMIT,
+                [self.room_key(code), self.log_key(code), self.lease_key(code)],
+                [version, bytes(snapshot), self._ttl_ms, lease or "", *(bytes(e) for e in entries)],
             )
         if int(reply[0]) == -1:
             raise LeaseLost(code)
@@ -290,5 +289,6 @@ class RedisStore:
             return False
 
     async def aclose(self) -> None:
+        await self._wire.aclose()
         await self._client.aclose()
         await self._pool.aclose()

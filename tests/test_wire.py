@@ -1,0 +1,146 @@
+"""The pipelined commit connection (app/store/wire.py) against a real Redis: replies
+reach the command that asked, errors stay with their command, scripts survive a Redis
+that forgot them, and a killed, hung or missing Redis turns into `StoreError`s followed
+by a working connection again."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from app.store import StoreError
+from app.store.wire import RedisWire, ReplyError
+
+
+@pytest.fixture
+async def wire(redis_url: str) -> AsyncIterator[RedisWire]:
+    connection = RedisWire(redis_url, timeout=2)
+    yield connection
+    await connection.aclose()
+
+
+@pytest.fixture
+async def raw(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
+
+
+async def test_concurrent_commands_each_get_their_own_reply(
+    wire: RedisWire, raw: aioredis.Redis, redis_prefix: str
+) -> None:
+    """500 commands in flight at once on one socket: every caller gets its answer."""
+    keys = [f"{redis_prefix}k{i}" for i in range(500)]
+    sets = await asyncio.gather(
+        *(wire.call("SET", k, f"v{i}" * (i % 7 + 1)) for i, k in enumerate(keys))
+    )
+    assert sets == [b"OK"] * 500
+    values = await asyncio.gather(*(wire.call("GET", k) for k in keys))
+    assert values == [f"v{i}".encode() * (i % 7 + 1) for i in range(500)]
+    assert await raw.get(keys[123]) == b"v123" * (123 % 7 + 1)
+    # Arguments of every kind are sent as bulk strings, binary-safe.
+    blob = bytes(range(256)) * 40
+    assert await wire.call("SET", keys[0], blob) == b"OK"
+    assert await wire.call("GET", keys[0]) == blob
+    assert await wire.call("INCRBY", keys[1] + "n", 41) == 41
+
+
+async def test_an_error_reply_fails_only_its_command(wire: RedisWire, redis_prefix: str) -> None:
+    key = f"{redis_prefix}list"
+    await wire.call("RPUSH", key, "x")
+    wrong, right = await asyncio.gather(
+        wire.call("INCR", key), wire.call("LRANGE", key, 0, -1), return_exceptions=True
+    )
+    assert isinstance(wrong, ReplyError) and isinstance(wrong, StoreError)
+    assert "WRONGTYPE" in str(wrong)
+    assert right == [b"x"]
+
+
+async def test_scripts_load_themselves_when_redis_forgot_them(
+    wire: RedisWire, raw: aioredis.Redis, redis_prefix: str
+) -> None:
+    script = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
+    key = f"{redis_prefix}n"
+    assert await wire.eval(script, [key], [2]) == 2
+    await raw.script_flush()  # what a restarted Redis looks like to a script
+    assert await wire.eval(script, [key], [3]) == 5
+    assert await wire.eval(script, [key], [4]) == 9
+    with pytest.raises(ReplyError):
+        await wire.eval("return redis.call('NOSUCHCOMMAND')", [], [])
+
+
+async def test_a_killed_connection_fails_its_commands_then_reconnects(
+    wire: RedisWire, raw: aioredis.Redis, redis_prefix: str
+) -> None:
+    key = f"{redis_prefix}blocked"
+    my_id = await wire.call("CLIENT", "ID")
+    # A command that is still waiting when the connection dies (BLPOP blocks).
+    pending = asyncio.ensure_future(wire.call("BLPOP", key, 5))
+    await asyncio.sleep(0.1)
+    assert await raw.client_kill_filter(_id=my_id) == 1
+    with pytest.raises(StoreError):
+        await pending
+    # The next command opens a new connection.
+    assert await wire.call("PING") == b"PONG"
+    assert await wire.call("CLIENT", "ID") != my_id
+
+
+async def test_an_unanswered_command_drops_the_connection_after_the_timeout(
+    wire: RedisWire,
+    redis_prefix: str,
+) -> None:
+    started = time.monotonic()
+    with pytest.raises(StoreError, match="did not answer"):
+        await wire.call("BLPOP", f"{redis_prefix}never", 30)  # timeout=2 in the fixture
+    waited = time.monotonic() - started
+    assert 2 <= waited < 10
+    assert await wire.call("PING") == b"PONG"
+
+
+@pytest.fixture
+def refused_url() -> Iterator[str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
+
+
+async def test_no_redis_is_a_store_error(refused_url: str) -> None:
+    connection = RedisWire(refused_url)
+    try:
+        with pytest.raises(StoreError, match="connect"):
+            await connection.call("PING")
+        with pytest.raises(StoreError):
+            await connection.eval("return 1", [], [])
+    finally:
+        await connection.aclose()
+
+
+async def test_the_database_of_the_url_is_selected(redis_url: str, redis_prefix: str) -> None:
+    base = redis_url.rsplit("/", 1)[0]
+    connection = RedisWire(f"{base}/3")
+    other = aioredis.Redis.from_url(f"{base}/3")
+    key = f"{redis_prefix}db3"
+    try:
+        assert await connection.call("SET", key, "here") == b"OK"
+        assert await other.get(key) == b"here"
+    finally:
+        await other.delete(key)
+        await other.aclose()
+        await connection.aclose()
+
+
+async def test_a_password_in_the_url_is_sent(redis_url: str) -> None:
+    """The test Redis has no password, so AUTH with one must be refused by Redis: that
+    refusal proves the URL's password went out before any command."""
+    host = redis_url.split("//", 1)[1].rsplit("/", 1)[0]
+    connection = RedisWire(f"redis://:not-the-password@{host}/0")
+    try:
+        with pytest.raises(StoreError):
+            await connection.call("PING")
+    finally:
+        await connection.aclose()

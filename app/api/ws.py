@@ -1,15 +1,19 @@
 """The WebSocket endpoint `/ws/{code}`: handshake checks, hello, frames, rate limits.
 
 This layer parses and authenticates; it never changes a room. Everything a socket says
-after its hello goes to the room's actor as a parsed frame, and everything the actor
-says goes out through this connection's own bounded queue and writer task, so a slow
-client can never stall the room (it is closed instead when its queue overflows).
+after its hello goes to the room's actor as a parsed frame. What the actor says is
+written at once when nothing is waiting to go out on that socket (uvicorn's WebSocket
+send only hands bytes to the transport, so this costs no task switch: a view reaches
+the kernel in the same loop iteration that made it); otherwise, or when the server's
+send has to wait, it goes through this connection's bounded queue and writer task, so
+a slow client can never stall the room (it is closed instead when its queue overflows).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
 from typing import Any
 
 import orjson
@@ -30,10 +34,33 @@ OUTBOX = 512
 """Frames queued for one socket before it counts as unable to keep up."""
 
 _CLOSE = object()
+_RESUME = object()
 
 
 def _error(code: str, message: str) -> bytes:
     return orjson.dumps({"type": "error", "code": code, "message": message})
+
+
+async def _finish(coro: Coroutine[Any, Any, None], awaited: Any) -> None:
+    """Run the rest of a coroutine that `SocketPeer._send_now` started and that
+    suspended on `awaited` (a future, or None for a bare yield), as a task would."""
+    while True:
+        try:
+            if awaited is None:
+                await asyncio.sleep(0)
+                awaited = coro.send(None)
+            else:
+                # The future was yielded out of the coroutine, not to a task: clear the
+                # flag a task would have cleared, or awaiting it again is refused.
+                awaited._asyncio_future_blocking = False
+                try:
+                    result = await awaited
+                except BaseException as exc:
+                    awaited = coro.throw(exc)
+                else:
+                    awaited = coro.send(result)
+        except StopIteration:
+            return
 
 
 class SocketPeer:
@@ -44,16 +71,41 @@ class SocketPeer:
         self._ws = ws
         self._outbox: asyncio.Queue[Any] = asyncio.Queue(maxsize=OUTBOX)
         self._closing = False
+        # True while the writer task holds a frame it has not finished sending; then
+        # a new frame must queue behind it, or frames would overtake each other.
+        self._writing = False
         self.writer = asyncio.get_running_loop().create_task(self._write())
 
     def send(self, data: bytes) -> None:
-        """Queue a frame; a client too slow to take its frames is closed with 1008."""
+        """Send a frame now, or queue it behind the ones still going out; a client too
+        slow to take its frames is closed with 1008."""
         if self._closing:
+            return
+        if not self._writing and self._outbox.empty():
+            self._send_now(data)
             return
         try:
             self._outbox.put_nowait(data)
         except asyncio.QueueFull:
             self.close(CloseCode.POLICY_VIOLATION, "too slow")
+
+    def _send_now(self, data: bytes) -> None:
+        """Step the ASGI send through to the transport without a task switch.
+
+        With uvicorn's WebSocket implementations the send never suspends, so this
+        returns with the frame written. Should a server's send wait (for the socket to
+        drain, say), the rest of it moves to the writer task, ahead of any later frame.
+        """
+        coro = self._ws.send_text(data.decode())
+        try:
+            awaited = coro.send(None)
+        except StopIteration:
+            return
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            self._closing = True  # the socket is gone; the reader ends the connection
+            return
+        self._writing = True
+        self._outbox.put_nowait((_RESUME, coro, awaited))
 
     def close(self, code: int, reason: str = "") -> None:
         """Close after the frames already queued (only the first close counts)."""
@@ -77,12 +129,16 @@ class SocketPeer:
         try:
             while True:
                 item = await self._outbox.get()
+                self._writing = True
                 if isinstance(item, bytes):
                     await ws.send_text(item.decode())
-                    continue
-                _, code, reason = item
-                await ws.close(code=code, reason=reason)
-                return
+                elif item[0] is _RESUME:
+                    await _finish(item[1], item[2])
+                else:
+                    _, code, reason = item
+                    await ws.close(code=code, reason=reason)
+                    return
+                self._writing = False
         except (WebSocketDisconnect, RuntimeError, OSError):
             return
 

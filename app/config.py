@@ -80,6 +80,24 @@ class Settings(BaseSettings):
         "",
         description="Comma-separated extra origins (https://host:port) allowed to open sockets.",
     )
+    gc_step_ms: int = Field(
+        50,
+        ge=0,
+        le=10_000,
+        description=(
+            "Milliseconds between the server's own young-generation garbage collections "
+            "(short pauses instead of CPython's long ones, see docs/performance.md); 0 "
+            "leaves collection to CPython."
+        ),
+    )
+    gc_full_seconds: float = Field(
+        600,
+        ge=0,
+        description=(
+            "Seconds between full garbage collections, which reclaim cycles among "
+            "long-lived objects and pause the server in proportion to its size; 0: never."
+        ),
+    )
     log_json: bool = Field(False, description="One JSON object per log line.")
     log_level: str = Field("INFO", description="Python logging level name.")
     proxy_headers: bool = Field(

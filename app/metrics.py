@@ -27,7 +27,14 @@ class Metrics:
         )  # fmt: skip
         self.latency = Histogram(
             "schmier_action_latency_seconds",
-            "Time from taking an action off the room queue to its views being queued.",
+            "Time from a frame (or other message) reaching a room to its views being sent.",
+            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+            registry=self.registry,
+        )
+        self.gc_pauses = Histogram(
+            "schmier_gc_pause_seconds",
+            "Garbage collections run by the server (app/collector.py), by generation.",
+            ["generation"],
             buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
             registry=self.registry,
         )

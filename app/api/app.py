@@ -12,6 +12,7 @@ from app import __version__
 from app.api.http import Limits, page_routes, router, web_directory
 from app.api.security import SecurityHeaders
 from app.api.ws import websocket_endpoint
+from app.collector import Collector
 from app.config import Settings
 from app.logs import configure, event
 from app.metrics import Metrics
@@ -41,14 +42,18 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
 
         rooms.node = Node(the_store, settings, rooms)
 
+    collector = Collector(settings.gc_step_ms / 1000, settings.gc_full_seconds, metrics.gc_pauses)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         event("server.start", store=type(the_store).__name__)
+        collector.start()
         if rooms.node is not None:
             await rooms.node.start()
         try:
             yield
         finally:
+            await collector.aclose()
             # Stopping the actors frees their leases and tells the instances following
             # their rooms, which take them over at once (a graceful hand-over).
             await rooms.stop_all()

@@ -1,0 +1,117 @@
+"""Garbage collection on the server's own schedule instead of CPython's.
+
+Why: CPython (3.11) starts a collection when allocations outnumber deallocations by
+700, and decides by ratios when to walk the whole heap. In a loaded server both go
+badly. Every action replaces a room's state; the replaced state dies by reference
+count, which *lowers* the allocation count, so the young generation grows to 20,000
+objects or more before a collection starts, and that collection stops the event loop
+for 10-20 ms (measured at 300 rooms x 6 seats). A full collection walks everything the
+server holds, some 400,000 objects at that size (most of them the per-connection
+ASGI machinery), and stops the loop for 150-300 ms: every player whose card arrives
+during it waits. Measured with `bench/load.py`, see docs/performance.md.
+
+So the server collects the young generation itself, every `step` seconds (a few
+hundred objects each time, well under a millisecond), the middle one every tenth
+step, and once a minute the old objects that arrived since the last minute; what
+survives that is frozen (`gc.freeze()`): it has lived a minute, it is the long-lived
+heap (sockets, rooms), and no routine collection walks it again. Cyclic garbage among
+frozen objects (a socket that closed after a minute, say) is reclaimed by a full
+collection every `full` seconds, the one pause whose cost grows with the server's
+size; it is timed and exported like the others (`schmier_gc_pause_seconds`).
+
+The collector is process-wide: the first server started in a process takes over from
+CPython's automatic collection, the last one stopped hands it back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+
+from prometheus_client import Histogram
+
+from app.logs import event
+
+SETTLE_SECONDS = 60.0
+"""How often objects that survived the middle generation are collected, then frozen."""
+
+MIDDLE_EVERY = 10
+"""Young-generation steps per middle-generation collection."""
+
+_running = 0
+"""Collectors started in this process and not yet stopped."""
+
+
+class Collector:
+    """Runs this process's garbage collection while at least one server runs."""
+
+    def __init__(self, step: float, full: float, pauses: Histogram) -> None:
+        self._step = step
+        self._full = full
+        self._pauses = pauses
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self._step > 0
+
+    def start(self) -> None:
+        """Take over from the automatic collector (no-op when `step` is 0)."""
+        global _running
+        if not self.enabled or self._task is not None:
+            return
+        if _running == 0:
+            gc.collect()
+            gc.freeze()
+            gc.disable()
+        _running += 1
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def aclose(self) -> None:
+        """Stop; the last collector stopped gives collection back to CPython."""
+        global _running
+        if self._task is None:
+            return
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+        self._task = None
+        _running -= 1
+        if _running == 0:
+            gc.unfreeze()
+            gc.enable()
+
+    def _collect(self, generation: int) -> None:
+        started = time.perf_counter()
+        gc.collect(generation)
+        self._pauses.labels(str(generation)).observe(time.perf_counter() - started)
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        steps = 0
+        next_settle = loop.time() + SETTLE_SECONDS
+        next_full = loop.time() + self._full if self._full > 0 else None
+        while True:
+            await asyncio.sleep(self._step)
+            steps += 1
+            now = loop.time()
+            if next_full is not None and now >= next_full:
+                started = time.perf_counter()
+                gc.unfreeze()
+                self._collect(2)
+                gc.freeze()
+                event(
+                    "gc.full",
+                    ms=round(1000 * (time.perf_counter() - started), 1),
+                    frozen=gc.get_freeze_count(),
+                )
+                next_full = now + self._full
+                next_settle = now + SETTLE_SECONDS
+            elif now >= next_settle:
+                self._collect(2)
+                gc.freeze()
+                next_settle = now + SETTLE_SECONDS
+            elif steps % MIDDLE_EVERY == 0:
+                self._collect(1)
+            else:
+                self._collect(0)

@@ -158,6 +158,8 @@ class _Frame:
     frame: ClientFrame
     op: str | None = None
     """The id of a forwarded operation: applied at most once, even across owners."""
+    queued: float = field(default_factory=time.perf_counter)
+    """When the frame reached the room (its wait in the queue counts as latency)."""
 
 
 @dataclass
@@ -385,7 +387,7 @@ class RoomActor:
                     continue
                 if isinstance(message, _Stop):
                     break
-                started = time.perf_counter()
+                started = message.queued if isinstance(message, _Frame) else time.perf_counter()
                 await self._guard(self._handle(message))
                 self._metrics.latency.observe(time.perf_counter() - started)
         except asyncio.CancelledError:

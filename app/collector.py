@@ -11,7 +11,7 @@ ASGI machinery), and stops the loop for 150-300 ms: every player whose card arri
 during it waits. Measured with `bench/load.py`, see docs/performance.md.
 
 So the server collects the young generation itself, every `step` seconds (a few
-hundred objects each time, well under a millisecond), the middle one every tenth
+hundred objects each time, well under a millisecond), the middle one every fourth
 step, and once a minute the old objects that arrived since the last minute; what
 survives that is frozen (`gc.freeze()`): it has lived a minute, it is the long-lived
 heap (sockets, rooms), and no routine collection walks it again. Cyclic garbage among
@@ -36,7 +36,7 @@ from app.logs import event
 SETTLE_SECONDS = 60.0
 """How often objects that survived the middle generation are collected, then frozen."""
 
-MIDDLE_EVERY = 10
+MIDDLE_EVERY = 4
 """Young-generation steps per middle-generation collection."""
 
 _running = 0

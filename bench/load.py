@@ -272,7 +272,8 @@ class Player:
 
 @dataclass
 class Options:
-    url: str
+    urls: list[str]
+    """One or more instances (sharing one Redis); room i lives on urls[i % len(urls)]."""
     rooms: int
     variant: str
     think: float
@@ -281,7 +282,7 @@ class Options:
     warmup: float
     target: int
     seed: int
-    server_pid: int | None
+    server_pids: list[int]
     client_deflate: bool
     storm: bool
     setup_concurrency: int
@@ -299,12 +300,13 @@ class Run:
         self.stopping = False
         self.players: list[Player] = []
         self.idle_rss: dict[str, int] = {}
-        parsed = urlparse(options.url)
-        self.base = options.url.rstrip("/")
-        self.ws_base = f"ws://{parsed.netloc}"
+        self.bases = [url.rstrip("/") for url in options.urls]
+        self.ws_bases = [f"ws://{urlparse(url).netloc}" for url in options.urls]
+        self.home: dict[str, int] = {}
+        """The instance each room was created on (its sockets go there too)."""
 
     def ws_url(self, code: str) -> str:
-        return f"{self.ws_base}/ws/{code}"
+        return f"{self.ws_bases[self.home[code]]}/ws/{code}"
 
     def think_delay(self, rng: random.Random) -> float:
         j = self.options.jitter
@@ -319,6 +321,7 @@ class Run:
         if answer.status_code != 201:
             raise RuntimeError(f"create room: HTTP {answer.status_code} {answer.text[:200]}")
         code = answer.json()["code"]
+        self.home[code] = index % len(self.bases)
         players = []
         for seat in range(SEATS[o.variant]):
             joined = await _post(
@@ -337,17 +340,23 @@ class Run:
         started = time.perf_counter()
         gate = asyncio.Semaphore(o.setup_concurrency)
         limits = httpx.Limits(max_connections=o.setup_concurrency)
-        async with httpx.AsyncClient(base_url=self.base, timeout=60, limits=limits) as http:
+        async with contextlib.AsyncExitStack() as stack:
+            clients = [
+                await stack.enter_async_context(
+                    httpx.AsyncClient(base_url=base, timeout=60, limits=limits)
+                )
+                for base in self.bases
+            ]
 
             async def one(index: int) -> list[Player]:
                 async with gate:
-                    return await self._seat_room(http, index)
+                    return await self._seat_room(clients[index % len(clients)], index)
 
             rooms = await asyncio.gather(*(one(i) for i in range(o.rooms)))
         self.players = [p for room in rooms for p in room]
-        if o.idle and o.server_pid:
+        if o.idle and o.server_pids:
             await asyncio.sleep(1.0)
-            self.idle_rss["rooms"] = memory_kib(o.server_pid)["VmRSS"]
+            self.idle_rss["rooms"] = _rss(o.server_pids)
         # Seat by seat, so a room's lowest seat (which starts the game) connects last
         # and every room starts only once all its players are there.
         order = sorted(self.players, key=lambda p: -p.seat)
@@ -382,12 +391,12 @@ class Run:
         # table makes. The window opens once that burst has been answered, and only
         # actions sent inside it count.
         await asyncio.sleep(min(SETTLE, o.warmup))
-        pid = o.server_pid
-        sampler = Sampler(pid) if pid else None
+        pids = o.server_pids
+        samplers = [Sampler(pid) for pid in pids]
         server_hist0 = await self.server_histogram()
-        server_cpu0 = cpu_seconds(pid) if pid else 0.0
+        server_cpu0 = _cpu(pids)
         own_cpu0 = own_cpu_seconds()
-        if sampler:
+        for sampler in samplers:
             sampler.start()
         t0 = self.tally.window_start = time.perf_counter()
         self.tally.measuring = True
@@ -403,8 +412,8 @@ class Run:
         elapsed = time.perf_counter() - t0
         server_hist1 = await self.server_histogram()
         own_cpu = own_cpu_seconds() - own_cpu0
-        server_cpu = (cpu_seconds(pid) - server_cpu0) if pid else None
-        if sampler:
+        server_cpu = (_cpu(pids) - server_cpu0) if pids else None
+        for sampler in samplers:
             await sampler.stop()
         now = time.perf_counter()
         stalled = {p.code for p in self.players if now - p.last_progress > 5.0}
@@ -435,8 +444,13 @@ class Run:
             "server_cpu_pct": (
                 round(100 * server_cpu / elapsed, 1) if server_cpu is not None else None
             ),
-            "server_rss_peak_mb": round(sampler.peak_rss_kib / 1024, 1) if sampler else None,
-            "server_vmhwm_mb": round(memory_kib(pid)["VmHWM"] / 1024, 1) if pid else None,
+            # With several instances: the sum of each one's peak.
+            "server_rss_peak_mb": (
+                round(sum(s.peak_rss_kib for s in samplers) / 1024, 1) if samplers else None
+            ),
+            "server_vmhwm_mb": (
+                round(sum(memory_kib(p)["VmHWM"] for p in pids) / 1024, 1) if pids else None
+            ),
             "server_cpu_ms_per_action": (
                 round(1000 * server_cpu / t.actions, 3) if server_cpu and t.actions else None
             ),
@@ -448,20 +462,22 @@ class Run:
         return result
 
     async def server_histogram(self) -> dict[float, float] | None:
-        """The server's own action-latency histogram (cumulative counts by upper bound),
-        from `/metrics`; None for a server without one (the baseline)."""
-        try:
-            async with httpx.AsyncClient(base_url=self.options.url, timeout=10) as http:
-                response = await http.get("/metrics")
-        except httpx.HTTPError:
-            return None
-        if response.status_code != 200:
-            return None
+        """The servers' own action-latency histogram (cumulative counts by upper bound,
+        summed over the instances), from `/metrics`; None for a server without one (the
+        baseline)."""
         buckets: dict[float, float] = {}
-        for line in response.text.splitlines():
-            if line.startswith(SERVER_HISTOGRAM + "_bucket{"):
-                bound = line.split('le="', 1)[1].split('"', 1)[0]
-                buckets[float(bound)] = float(line.rsplit(" ", 1)[1])
+        for base in self.bases:
+            try:
+                async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+                    response = await http.get("/metrics")
+            except httpx.HTTPError:
+                return None
+            if response.status_code != 200:
+                return None
+            for line in response.text.splitlines():
+                if line.startswith(SERVER_HISTOGRAM + "_bucket{"):
+                    bound = float(line.split('le="', 1)[1].split('"', 1)[0])
+                    buckets[bound] = buckets.get(bound, 0.0) + float(line.rsplit(" ", 1)[1])
         return buckets or None
 
     async def storm(self) -> dict[str, Any]:
@@ -508,12 +524,11 @@ class Run:
         socket has said hello, gives the memory per idle room and per connected socket.
         """
         o = self.options
-        pid = o.server_pid
-        if pid is None or rss0 is None:
+        if not o.server_pids or rss0 is None:
             raise SystemExit("--idle needs the server's pid (--server-pid or --spawn)")
         setup = await self.setup()
         await asyncio.sleep(2.0)
-        after = memory_kib(pid)["VmRSS"]
+        after = _rss(o.server_pids)
         rooms = self.idle_rss["rooms"]
         sockets = len(self.players)
         return {
@@ -540,7 +555,7 @@ class Run:
 
     async def execute(self) -> dict[str, Any]:
         """Set up, measure, optionally storm, tear down."""
-        rss0 = memory_kib(self.options.server_pid)["VmRSS"] if self.options.server_pid else None
+        rss0 = _rss(self.options.server_pids) if self.options.server_pids else None
         try:
             if self.options.idle:
                 return await self.idle(rss0)
@@ -554,6 +569,16 @@ class Run:
         finally:
             await self.teardown()
         return result
+
+
+def _cpu(pids: list[int]) -> float:
+    """CPU seconds used so far by all the server processes."""
+    return sum(cpu_seconds(pid) for pid in pids)
+
+
+def _rss(pids: list[int]) -> int:
+    """Resident KiB of all the server processes now."""
+    return sum(memory_kib(pid)["VmRSS"] for pid in pids)
 
 
 async def _post(http: httpx.AsyncClient, path: str, body: dict[str, Any]) -> httpx.Response:
@@ -627,6 +652,9 @@ def _pct(sorted_values: list[float], pct: float) -> float | None:
 # ------------------------------------------------------------------ spawned servers
 
 
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -636,10 +664,19 @@ def free_port() -> int:
 class Spawned:
     """A server started for this run, on 127.0.0.1 and a free port."""
 
-    def __init__(self, kind: str, *, redis: bool, env: dict[str, str], extra: list[str]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        *,
+        redis: bool,
+        env: dict[str, str],
+        extra: list[str],
+        prefix: str | None = None,
+    ) -> None:
         self.kind = kind
         self.port = free_port()
-        self.prefix = f"schmier-bench:{uuid.uuid4().hex[:10]}:"
+        # Instances of one cluster share a prefix (that is what makes them a cluster).
+        self.prefix = prefix or f"schmier-bench:{uuid.uuid4().hex[:10]}:"
         self.redis = redis
         child_env = {**os.environ}
         if kind == "schmier":
@@ -685,8 +722,9 @@ class Spawned:
     def pid(self) -> int:
         return self.process.pid
 
-    def stop(self) -> str:
-        """Stop the server (SIGTERM, then SIGKILL); its stderr tail; Redis keys removed."""
+    def stop(self, *, delete: bool = True) -> str:
+        """Stop the server (SIGTERM, then SIGKILL); its stderr tail; Redis keys removed
+        unless `delete` is false (an instance whose cluster is still running)."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -696,7 +734,7 @@ class Spawned:
                 self.process.wait()
         err = self._log_tail()
         self.log.close()
-        if self.redis:
+        if self.redis and delete:
             _delete_prefix(self.prefix)
         return err
 
@@ -723,6 +761,7 @@ def _delete_prefix(prefix: str) -> None:
 # ------------------------------------------------------------------ reporting
 
 ROWS: list[tuple[str, str]] = [
+    ("instances", "server instances"),
     ("actions_per_s", "actions/s"),
     ("p50_ms", "latency p50 ms"),
     ("p95_ms", "latency p95 ms"),
@@ -800,8 +839,24 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         description=(__doc__ or "").splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--url", default="http://127.0.0.1:8000", help="a running server")
-    parser.add_argument("--server-pid", type=int, help="its pid, to read its CPU and memory")
+    parser.add_argument(
+        "--url",
+        action="append",
+        help=f"a running server (default {DEFAULT_URL}); repeat for instances of one cluster",
+    )
+    parser.add_argument(
+        "--server-pid",
+        type=int,
+        action="append",
+        help="its pid, to read its CPU and memory (repeat, one per --url)",
+    )
+    parser.add_argument(
+        "--instances",
+        type=int,
+        default=1,
+        help="with --spawn --redis: start this many Schmier instances sharing one Redis; "
+        "rooms are spread over them round-robin",
+    )
     parser.add_argument(
         "--spawn",
         nargs="?",
@@ -841,21 +896,36 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.versus_baseline and not args.memory:
         args.redis = True
+    if args.instances < 1 or (args.instances > 1 and not (args.spawn and args.redis)):
+        parser.error("--instances N > 1 needs --spawn with --redis (instances share rooms)")
+    if args.instances > 1 and args.versus_baseline:
+        parser.error("--instances is for Schmier alone, not --versus-baseline")
     if args.think < 0 or not 0 <= args.jitter <= 1:
         parser.error("--think must be >= 0 and --jitter in [0, 1]")
     return args
 
 
 def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
-    """Run the load once (spawning the server if asked); its figures."""
-    server: Spawned | None = None
-    url, pid = args.url, args.server_pid
+    """Run the load once (spawning the server, or `--instances` of it, if asked)."""
+    servers: list[Spawned] = []
+    urls, pids = args.url or [DEFAULT_URL], args.server_pid or []
     if spawn:
         env = dict(item.split("=", 1) for item in args.env)
-        server = Spawned(spawn, redis=args.redis, env=env, extra=shlex.split(args.baseline_args))
-        url, pid = server.url, server.pid
+        extra = shlex.split(args.baseline_args)
+        count = args.instances if spawn == "schmier" else 1
+        try:
+            for _ in range(count):
+                prefix = servers[0].prefix if servers else None
+                servers.append(
+                    Spawned(spawn, redis=args.redis, env=env, extra=extra, prefix=prefix)
+                )
+        except BaseException:
+            for server in servers:
+                server.stop()
+            raise
+        urls, pids = [s.url for s in servers], [s.pid for s in servers]
     options = Options(
-        url=url,
+        urls=urls,
         rooms=args.rooms,
         variant=args.variant,
         think=args.think,
@@ -864,7 +934,7 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
         warmup=args.warmup,
         target=args.target,
         seed=args.seed,
-        server_pid=pid,
+        server_pids=pids,
         client_deflate=args.client_deflate,
         storm=args.storm,
         setup_concurrency=args.setup_concurrency,
@@ -873,11 +943,12 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
     try:
         result = asyncio.run(Run(options).execute())
     finally:
-        if server is not None:
-            err = server.stop()
+        for i, server in enumerate(servers):
+            err = server.stop(delete=i == len(servers) - 1)
             if err.strip() and ("Traceback" in err or "ERROR" in err):
                 print(f"--- {spawn} server stderr (tail) ---\n{err}", file=sys.stderr)
-    result["server"] = spawn or url
+    result["instances"] = len(urls)
+    result["server"] = spawn or ", ".join(urls)
     result["store"] = ("redis" if args.redis else "memory") if spawn else None
     return result
 

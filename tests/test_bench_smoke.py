@@ -91,3 +91,17 @@ def test_load_against_the_spawned_baseline_in_memory() -> None:
     assert result["server"] == "baseline" and result["store"] == "memory"
     assert result["server_cpu_pct"] is not None and result["server_cpu_pct"] > 0
     assert result["server_rss_peak_mb"] > 0
+
+
+def test_load_spreads_rooms_over_two_spawned_instances(redis_url: str) -> None:
+    """`--instances 2`: two Schmier processes sharing one Redis, rooms created and played
+    on both, their CPU and their own latency histograms summed."""
+    result = run_load(
+        "--spawn", "--redis", "--instances", "2", "--rooms", "4", "--duration", "2",
+        "--warmup", "0.5",
+    )  # fmt: skip
+    assert_played(result, rooms=4, seats=6)
+    assert result["instances"] == 2
+    assert result["server_cpu_pct"] is not None and result["server_cpu_pct"] > 0
+    # Both servers' histograms were read: every action answered is one of their messages.
+    assert result["server_messages"] >= result["actions"]

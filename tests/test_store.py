@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -233,14 +233,6 @@ def test_memory_refuses_a_non_positive_ttl() -> None:
 
 
 # --- RedisStore expiry, keys and failure ------------------------------------------------
-
-
-@pytest.fixture
-async def raw_redis(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    """A plain client to look behind the store's back (TTLs, key names)."""
-    client = aioredis.Redis.from_url(redis_url)
-    yield client
-    await client.aclose()
 
 
 async def test_redis_keys_live_under_the_prefix(

@@ -24,15 +24,8 @@ async def wire(redis_url: str) -> AsyncIterator[RedisWire]:
     await connection.aclose()
 
 
-@pytest.fixture
-async def raw(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_url)
-    yield client
-    await client.aclose()
-
-
 async def test_concurrent_commands_each_get_their_own_reply(
-    wire: RedisWire, raw: aioredis.Redis, redis_prefix: str
+    wire: RedisWire, raw_redis: aioredis.Redis, redis_prefix: str
 ) -> None:
     """500 commands in flight at once on one socket: every caller gets its answer."""
     keys = [f"{redis_prefix}k{i}" for i in range(500)]
@@ -42,7 +35,7 @@ async def test_concurrent_commands_each_get_their_own_reply(
     assert sets == [b"OK"] * 500
     values = await asyncio.gather(*(wire.call("GET", k) for k in keys))
     assert values == [f"v{i}".encode() * (i % 7 + 1) for i in range(500)]
-    assert await raw.get(keys[123]) == b"v123" * (123 % 7 + 1)
+    assert await raw_redis.get(keys[123]) == b"v123" * (123 % 7 + 1)
     # Arguments of every kind are sent as bulk strings, binary-safe.
     blob = bytes(range(256)) * 40
     assert await wire.call("SET", keys[0], blob) == b"OK"
@@ -62,12 +55,12 @@ async def test_an_error_reply_fails_only_its_command(wire: RedisWire, redis_pref
 
 
 async def test_scripts_load_themselves_when_redis_forgot_them(
-    wire: RedisWire, raw: aioredis.Redis, redis_prefix: str
+    wire: RedisWire, raw_redis: aioredis.Redis, redis_prefix: str
 ) -> None:
     script = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
     key = f"{redis_prefix}n"
     assert await wire.eval(script, [key], [2]) == 2
-    await raw.script_flush()  # what a restarted Redis looks like to a script
+    await raw_redis.script_flush()  # what a restarted Redis looks like to a script
     assert await wire.eval(script, [key], [3]) == 5
     assert await wire.eval(script, [key], [4]) == 9
     with pytest.raises(ReplyError):
@@ -75,14 +68,14 @@ async def test_scripts_load_themselves_when_redis_forgot_them(
 
 
 async def test_a_killed_connection_fails_its_commands_then_reconnects(
-    wire: RedisWire, raw: aioredis.Redis, redis_prefix: str
+    wire: RedisWire, raw_redis: aioredis.Redis, redis_prefix: str
 ) -> None:
     key = f"{redis_prefix}blocked"
     my_id = await wire.call("CLIENT", "ID")
     # A command that is still waiting when the connection dies (BLPOP blocks).
     pending = asyncio.ensure_future(wire.call("BLPOP", key, 5))
     await asyncio.sleep(0.1)
-    assert await raw.client_kill_filter(_id=my_id) == 1
+    assert await raw_redis.client_kill_filter(_id=my_id) == 1
     with pytest.raises(StoreError):
         await pending
     # The next command opens a new connection.

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from urllib.parse import urlparse
 
 import pytest
+import redis.asyncio as aioredis
 
 REDIS_URL = os.environ.get("SCHMIER_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -65,3 +66,11 @@ def redis_prefix(redis_url: str) -> Iterator[str]:
             client.delete(*keys)
     finally:
         client.close()
+
+
+@pytest.fixture
+async def raw_redis(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    """A plain redis-py client, to look behind the store's back (TTLs, key names)."""
+    client = aioredis.Redis.from_url(redis_url)
+    yield client
+    await client.aclose()

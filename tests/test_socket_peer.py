@@ -91,3 +91,16 @@ async def test_a_client_that_never_drains_is_closed_when_its_queue_overflows() -
         peer.send(b"%d" % i)
     assert peer.closing
     peer.writer.cancel()
+
+
+async def test_an_unexpected_send_failure_closes_the_socket_not_the_room() -> None:
+    class Broken(StandIn):
+        async def send_text(self, text: str) -> None:
+            raise ValueError("a bug in some layer of the send")
+
+    ws = Broken()
+    peer = peer_for(ws)
+    peer.send(b"frame")  # must not raise into the room's broadcast
+    assert peer.closing
+    await asyncio.wait_for(peer.writer, 1)
+    assert ws.closed == (1011, "")

@@ -23,7 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from app.api.limits import TokenBucket
 from app.api.security import origin_allowed
 from app.config import Settings
-from app.logs import event
+from app.logs import event, failure
 from app.metrics import Metrics
 from app.protocol import CloseCode, Hello, parse_client_frame
 from app.rooms import LiveRoom, Rooms, ShuttingDown, UnknownRoom
@@ -103,6 +103,11 @@ class SocketPeer:
             return
         except (WebSocketDisconnect, RuntimeError, OSError):
             self._closing = True  # the socket is gone; the reader ends the connection
+            return
+        except Exception:
+            # Never the room's problem: this runs inside the room's broadcast.
+            failure("socket.send_failed")
+            self.close(CloseCode.INTERNAL_ERROR)
             return
         self._writing = True
         self._outbox.put_nowait((_RESUME, coro, awaited))

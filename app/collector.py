@@ -12,21 +12,24 @@ during it waits. Measured with `bench/load.py`, see docs/performance.md.
 
 So the server collects the young generation itself, every `step` seconds (a few
 hundred objects each time, well under a millisecond), the middle one every fourth
-step, and once a minute the old objects that arrived since the last minute; what
-survives that is frozen (`gc.freeze()`): it has lived a minute, it is the long-lived
-heap (sockets, rooms), and no routine collection walks it again. Cyclic garbage among
-frozen objects (a socket that closed after a minute, say) is reclaimed by a full
-collection every `full` seconds, the one pause whose cost grows with the server's
-size; it is timed and exported like the others (`schmier_gc_pause_seconds`).
+step, and once a minute the old generation, which then holds only what arrived since
+the last minute; after that, everything alive is frozen (`gc.freeze()`): the
+long-lived heap (sockets, rooms) is never walked by a routine collection again.
+Cyclic garbage among frozen objects (a socket that closed after a minute, say) is
+reclaimed by a full collection every `full` seconds, the one pause whose cost grows
+with the server's size; it is timed and exported like the others
+(`schmier_gc_pause_seconds`). With `full` = 0 nothing is ever frozen (frozen cycles
+would never be freed), so the minute's collection walks the whole heap.
 
 The collector is process-wide: the first server started in a process takes over from
-CPython's automatic collection, the last one stopped hands it back.
+CPython's automatic collection, the last one stopped restores what it found.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 import time
 
 from prometheus_client import Histogram
@@ -40,7 +43,10 @@ MIDDLE_EVERY = 4
 """Young-generation steps per middle-generation collection."""
 
 _running = 0
-"""Collectors started in this process and not yet stopped."""
+"""Collectors started in this process and not yet stopped (servers may run in threads)."""
+_lock = threading.Lock()
+_was_enabled = True
+"""Whether CPython's automatic collection was on when the first collector started."""
 
 
 class Collector:
@@ -58,14 +64,17 @@ class Collector:
 
     def start(self) -> None:
         """Take over from the automatic collector (no-op when `step` is 0)."""
-        global _running
+        global _running, _was_enabled
         if not self.enabled or self._task is not None:
             return
-        if _running == 0:
-            gc.collect()
-            gc.freeze()
-            gc.disable()
-        _running += 1
+        with _lock:
+            if _running == 0:
+                _was_enabled = gc.isenabled()
+                gc.collect()
+                if self._full > 0:
+                    gc.freeze()
+                gc.disable()
+            _running += 1
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def aclose(self) -> None:
@@ -76,10 +85,12 @@ class Collector:
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
         self._task = None
-        _running -= 1
-        if _running == 0:
-            gc.unfreeze()
-            gc.enable()
+        with _lock:
+            _running -= 1
+            if _running == 0:
+                gc.unfreeze()
+                if _was_enabled:
+                    gc.enable()
 
     def _collect(self, generation: int) -> None:
         started = time.perf_counter()
@@ -109,7 +120,8 @@ class Collector:
                 next_settle = now + SETTLE_SECONDS
             elif now >= next_settle:
                 self._collect(2)
-                gc.freeze()
+                if self._full > 0:
+                    gc.freeze()
                 next_settle = now + SETTLE_SECONDS
             elif steps % MIDDLE_EVERY == 0:
                 self._collect(1)

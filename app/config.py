@@ -95,7 +95,8 @@ class Settings(BaseSettings):
         ge=0,
         description=(
             "Seconds between full garbage collections, which reclaim cycles among "
-            "long-lived objects and pause the server in proportion to its size; 0: never."
+            "long-lived objects and pause the server in proportion to its size; 0: never "
+            "(then nothing is frozen, and the once-a-minute collection walks everything)."
         ),
     )
     log_json: bool = Field(False, description="One JSON object per log line.")

@@ -95,6 +95,9 @@ class Tally:
     measuring: bool = False
     window_start: float = float("inf")
     """perf_counter() when the window opened; earlier actions are not measured."""
+    window_end: float = float("inf")
+    """When it closed; actions sent before it are still counted when answered a little
+    later (the slowest answers come last, and would otherwise be the ones missed)."""
     latencies: list[float] = field(default_factory=list)
     actions: int = 0
     frames: int = 0
@@ -147,13 +150,15 @@ class Player:
             async for raw in ws:
                 frame = orjson.loads(raw)
                 kind = frame.get("type")
-                if tally.measuring:
+                if tally.measuring and tally.window_end == float("inf"):
                     tally.frames += 1
                     tally.bytes += len(raw)
                 if kind == "state":
                     now = time.perf_counter()
                     if self.sent_at is not None and self._answers(frame["view"]):
-                        if tally.measuring and self.sent_at >= tally.window_start:
+                        if tally.measuring and (
+                            tally.window_start <= self.sent_at < tally.window_end
+                        ):
                             tally.latencies.append(now - self.sent_at)
                             tally.actions += 1
                         self.sent_at = None
@@ -404,15 +409,17 @@ class Run:
         probe = asyncio.create_task(_loop_lag(lags))
         try:
             await asyncio.sleep(o.duration)
+            self.tally.window_end = time.perf_counter()
+            own_cpu = own_cpu_seconds() - own_cpu0
+            server_cpu = (_cpu(pids) - server_cpu0) if pids else None
+            await self._answered(GRACE)
         finally:
             self.tally.measuring = False
             probe.cancel()
             gc.enable()
             gc.unfreeze()
-        elapsed = time.perf_counter() - t0
+        elapsed = self.tally.window_end - t0
         server_hist1 = await self.server_histogram()
-        own_cpu = own_cpu_seconds() - own_cpu0
-        server_cpu = (_cpu(pids) - server_cpu0) if pids else None
         for sampler in samplers:
             await sampler.stop()
         now = time.perf_counter()
@@ -460,6 +467,18 @@ class Run:
         result["generator_lag_max_ms"] = round(lags[-1] * 1000, 2) if lags else None
         result.update(_server_side(server_hist0, server_hist1))
         return result
+
+    async def _answered(self, grace: float) -> None:
+        """Wait (at most `grace` s) until every action sent in the window is answered."""
+        deadline = time.perf_counter() + grace
+        end = self.tally.window_end
+        while time.perf_counter() < deadline:
+            if not any(
+                p.sent_at is not None and self.tally.window_start <= p.sent_at < end
+                for p in self.players
+            ):
+                return
+            await asyncio.sleep(0.01)
 
     async def server_histogram(self) -> dict[float, float] | None:
         """The servers' own action-latency histogram (cumulative counts by upper bound,
@@ -599,6 +618,9 @@ async def _post(http: httpx.AsyncClient, path: str, body: dict[str, Any]) -> htt
 
 SETTLE = 1.0
 """Seconds between the generator's last garbage collection and the window."""
+
+GRACE = 2.0
+"""Seconds the answers to actions sent in the window are still awaited after it."""
 
 
 async def _loop_lag(lags: list[float], period: float = 0.005) -> None:

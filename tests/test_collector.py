@@ -35,7 +35,7 @@ def observed(histogram: Histogram, generation: str) -> float:
 async def test_steps_then_hands_collection_back() -> None:
     assert gc.isenabled()
     histogram = pauses()
-    collector = Collector(step=0.01, full=0, pauses=histogram)
+    collector = Collector(step=0.01, full=600, pauses=histogram)
     collector.start()
     try:
         assert not gc.isenabled()
@@ -88,3 +88,25 @@ async def test_two_servers_in_one_process_share_the_takeover() -> None:
     assert not gc.isenabled()  # the second one still runs
     await second.aclose()
     assert gc.isenabled()
+
+
+async def test_without_full_collections_nothing_is_frozen() -> None:
+    """Frozen cycles are freed only by a full collection: with none, freezing would
+    keep them for ever, so nothing is frozen and the routine collections free them."""
+    collector = Collector(step=0.01, full=0, pauses=pauses())
+    collector.start()
+    try:
+        assert gc.get_freeze_count() == 0
+    finally:
+        await collector.aclose()
+
+
+async def test_the_state_found_is_restored() -> None:
+    gc.disable()
+    try:
+        collector = Collector(step=0.01, full=0, pauses=pauses())
+        collector.start()
+        await collector.aclose()
+        assert not gc.isenabled()  # it was off before: it stays off
+    finally:
+        gc.enable()

@@ -80,7 +80,7 @@ async def test_a_gone_socket_stops_taking_frames() -> None:
     assert peer.closing
     peer.send(b"ignored")
     assert ws.sent == []
-    peer.writer.cancel()
+    await asyncio.wait_for(peer.writer, 1)
 
 
 async def test_a_client_that_never_drains_is_closed_when_its_queue_overflows() -> None:
@@ -104,3 +104,33 @@ async def test_an_unexpected_send_failure_closes_the_socket_not_the_room() -> No
     assert peer.closing
     await asyncio.wait_for(peer.writer, 1)
     assert ws.closed == (1011, "")
+
+
+async def test_a_socket_found_gone_by_a_direct_send_lets_its_writer_end_at_once() -> None:
+    ws = StandIn()
+    peer = peer_for(ws)
+    ws.gone = True
+    peer.send(b"lost")
+    await asyncio.wait_for(peer.writer, 0.5)  # not the connection's 5-second grace
+    assert ws.closed is None  # nothing to close: the peer is gone
+
+
+async def test_an_unexpected_failure_in_the_writer_closes_the_socket() -> None:
+    class FailsLater(StandIn):
+        async def send_text(self, text: str) -> None:
+            if text == "second":
+                raise ValueError("a bug in some layer of the send")
+            await super().send_text(text)
+
+    ws = FailsLater()
+    peer = peer_for(ws)
+    gate = ws.gate = asyncio.Event()
+    peer.send(b"first")  # suspends: the writer takes over
+    peer.send(b"second")  # fails in the writer
+    gate.set()
+    await asyncio.wait_for(peer.writer, 1)
+    assert ws.sent == ["first"]
+    assert peer.closing
+    assert ws.closed == (1011, "")
+    peer.send(b"third")  # ignored, not queued for ever
+    assert ws.sent == ["first"]

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import redis.asyncio as aioredis
+from redis.asyncio.connection import parse_url
 
 from app.store import StoreError
-from app.store.wire import RedisWire, ReplyError
+from app.store.wire import RedisWire, ReplyError, _tls_context
 
 
 @pytest.fixture
@@ -155,3 +157,24 @@ async def test_commands_of_one_loop_turn_go_out_in_one_write(
     after = int((await raw_redis.info("stats"))["total_reads_processed"])
     assert replies == [b"OK"] * 200
     assert after - before < 20
+
+
+async def test_a_command_on_a_connection_that_just_died_fails_at_once(wire: RedisWire) -> None:
+    """The connection may die between `call`'s check and the write (a Redis restart
+    in between): the command must fail, not wait for a reply that cannot come."""
+    await wire.call("PING")
+    protocol = wire._protocol
+    assert protocol is not None and protocol.transport is not None
+    protocol.transport.abort()  # connection_lost only runs on a later turn
+    with pytest.raises(StoreError):
+        await asyncio.wait_for(protocol.send(b"*1\r\n$4\r\nPING\r\n"), 1)
+    assert await wire.call("PING") == b"PONG"  # and the next call reconnects
+
+
+def test_tls_settings_of_the_url_are_honoured() -> None:
+    strict = _tls_context(dict(parse_url("rediss://redis.example:6380/0")))
+    assert strict.verify_mode == ssl.CERT_REQUIRED and strict.check_hostname
+    lax = _tls_context(
+        dict(parse_url("rediss://redis.example:6380/0?ssl_cert_reqs=none&ssl_check_hostname=false"))
+    )
+    assert lax.verify_mode == ssl.CERT_NONE and not lax.check_hostname

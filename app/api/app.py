@@ -47,10 +47,10 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         event("server.start", store=type(the_store).__name__)
-        collector.start()
-        if rooms.node is not None:
-            await rooms.node.start()
         try:
+            collector.start()
+            if rooms.node is not None:
+                await rooms.node.start()
             yield
         finally:
             await collector.aclose()

@@ -35,6 +35,7 @@ OUTBOX = 512
 
 _CLOSE = object()
 _RESUME = object()
+_STOP = object()
 
 
 def _error(code: str, message: str) -> bytes:
@@ -102,7 +103,11 @@ class SocketPeer:
         except StopIteration:
             return
         except (WebSocketDisconnect, RuntimeError, OSError):
-            self._closing = True  # the socket is gone; the reader ends the connection
+            # The socket is gone: nothing more to send, nor a close to send. The writer
+            # is idle (nothing was queued): it is told to stop now, so the connection's
+            # end does not wait for it.
+            self._closing = True
+            self._outbox.put_nowait(_STOP)
             return
         except Exception:
             # Never the room's problem: this runs inside the room's broadcast.
@@ -137,6 +142,8 @@ class SocketPeer:
                 self._writing = True
                 if isinstance(item, bytes):
                     await ws.send_text(item.decode())
+                elif item is _STOP:
+                    return
                 elif item[0] is _RESUME:
                     await _finish(item[1], item[2])
                 else:
@@ -145,7 +152,13 @@ class SocketPeer:
                     return
                 self._writing = False
         except (WebSocketDisconnect, RuntimeError, OSError):
-            return
+            self._closing = True
+        except Exception:
+            # A bug in some layer of the send: this socket stops, the room goes on.
+            self._closing = True
+            failure("socket.send_failed")
+            with contextlib.suppress(Exception):
+                await ws.close(code=CloseCode.INTERNAL_ERROR)
 
 
 async def websocket_endpoint(ws: WebSocket, code: str) -> None:

@@ -53,6 +53,26 @@ def _encode(args: tuple[bytes | str | int, ...]) -> bytes:
     return b"".join(out)
 
 
+def _tls_context(options: dict[str, Any]) -> ssl.SSLContext:
+    """The TLS settings of a `rediss://` URL, read as redis-py reads them
+    (`ssl_cert_reqs`, `ssl_ca_certs`, `ssl_check_hostname`), so that the commits and
+    the rest of the store trust the same server."""
+    context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"))
+    reqs = options.get("ssl_cert_reqs", "required")
+    if isinstance(reqs, str):
+        reqs = {
+            "none": ssl.CERT_NONE,
+            "optional": ssl.CERT_OPTIONAL,
+            "required": ssl.CERT_REQUIRED,
+        }.get(reqs.lower(), ssl.CERT_REQUIRED)
+    check_hostname = options.get("ssl_check_hostname", reqs != ssl.CERT_NONE)
+    if isinstance(check_hostname, str):
+        check_hostname = check_hostname.lower() not in ("false", "0", "no", "off")
+    context.check_hostname = bool(check_hostname) and reqs != ssl.CERT_NONE
+    context.verify_mode = reqs
+    return context
+
+
 class _Protocol(asyncio.Protocol):
     """The socket: writes go straight to the transport, replies settle futures in order."""
 
@@ -108,6 +128,11 @@ class _Protocol(asyncio.Protocol):
         the same turn: one write instead of one each)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
+        if self.lost is not None or self.transport is None or self.transport.is_closing():
+            # The connection died between the caller's check and now: nothing would
+            # ever answer (its waiting list is already failed and empty).
+            future.set_exception(StoreError(f"redis connection lost: {self.lost}"))
+            return future
         self.waiting.append((future, time.monotonic()))
         if not self.outgoing:
             loop.call_soon(self._flush)
@@ -188,7 +213,7 @@ class RedisWire:
             if kind is UnixDomainSocketConnection:
                 _, protocol = await loop.create_unix_connection(_Protocol, options["path"])
             else:
-                context = ssl.create_default_context() if kind is SSLConnection else None
+                context = _tls_context(options) if kind is SSLConnection else None
                 _, protocol = await loop.create_connection(
                     _Protocol,
                     options.get("host", "localhost"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import hashlib
 import re
 
@@ -189,3 +191,16 @@ async def test_proxy_headers_decide_the_client_address(server_factory: ServerFac
         assert (await http.post("/api/rooms", json=body, headers=first)).status_code == 429
         second = {"X-Forwarded-For": "198.51.100.2"}
         assert (await http.post("/api/rooms", json=body, headers=second)).status_code == 201
+
+
+async def test_a_running_server_collects_garbage_on_its_own_schedule(
+    server: RunningServer,
+) -> None:
+    """The collector runs inside the server (app/collector.py): CPython's automatic
+    collection is off, and the server's own young-generation collections are counted."""
+    await asyncio.sleep(0.3)  # several 50 ms steps
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        text = (await http.get("/metrics")).text
+    found = re.search(r'^schmier_gc_pause_seconds_count\{generation="0"\} ([0-9.e+]+)$', text, re.M)
+    assert found is not None and float(found.group(1)) >= 2
+    assert not gc.isenabled()  # the test server runs in this process

@@ -153,7 +153,6 @@ class RedisStore:
         # connection (see app/store/wire.py for why not through the pool).
         self._wire = RedisWire(url, timeout=10, connect_timeout=5)
         self._create = self._client.register_script(_CREATE)
-        self._commit = self._client.register_script(_COMMIT)
         self._acquire = self._client.register_script(_ACQUIRE)
         self._renew = self._client.register_script(_RENEW)
         self._release = self._client.register_script(_RELEASE)

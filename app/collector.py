@@ -78,7 +78,7 @@ class Collector:
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def aclose(self) -> None:
-        """Stop; the last collector stopped gives collection back to CPython."""
+        """Stop; the last collector stopped restores the collection state it found."""
         global _running
         if self._task is None:
             return

@@ -74,7 +74,7 @@ def _tls_context(options: dict[str, Any]) -> ssl.SSLContext:
 
 
 class _Protocol(asyncio.Protocol):
-    """The socket: writes go straight to the transport, replies settle futures in order."""
+    """The socket: a turn's commands go out in one write, replies settle futures in order."""
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None

@@ -37,7 +37,11 @@ CHROMIUM = os.environ.get("SCHMIER_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 375, "height": 667}
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / os.environ.get("SCHMIER_SCREENSHOTS", "test-results/screenshots")
+"""Where the browser tests save their screenshots: `test-results/` (ignored by git), so a
+test run leaves the work tree clean; `SCHMIER_SCREENSHOTS=docs/screenshots` refreshes the
+documentation's pictures instead (README, "Screenshots")."""
 
 
 @pytest.fixture(scope="module")
@@ -189,8 +193,8 @@ class Table:
 
 
 def screenshot(page: Page, name: str, at: str | None = None) -> None:
-    """Save a screenshot for the docs (docs/screenshots/<name>.png): the top of the
-    page, or scrolled to the element `at`."""
+    """Save a screenshot (`SCREENSHOTS/<name>.png`): the top of the page, or scrolled to
+    the element `at`."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     if at is None:
         page.evaluate("window.scrollTo(0, 0)")

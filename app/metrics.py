@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import platform
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from app import __version__
 
 
 class Metrics:
@@ -41,6 +45,15 @@ class Metrics:
         self.store_errors = Counter(
             "schmier_store_errors", "Store operations that failed.", registry=self.registry
         )
+        self.build_info = Gauge(
+            "schmier_build_info",
+            "Always 1; the labels say which release runs, on which Python.",
+            ["version", "python", "implementation"],
+            registry=self.registry,
+        )
+        self.build_info.labels(
+            __version__, platform.python_version(), platform.python_implementation()
+        ).set(1)
 
     def render(self) -> bytes:
         """The Prometheus text exposition of every metric."""

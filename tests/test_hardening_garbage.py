@@ -15,6 +15,7 @@ a legitimate change of the room).
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,9 +43,16 @@ def live() -> Iterator[RunningServer]:
     running.stop()
 
 
+#: websockets 17.1 deprecates `connect()` outside a `with` block unless `legacy=True`
+#: says it is meant; older releases have no such flag (and no such warning).
+_DIRECT: dict[str, Any] = (
+    {"legacy": True} if "legacy" in inspect.signature(connect).parameters else {}
+)
+
+
 def raw_socket(server: RunningServer, code: str) -> ClientConnection:
     """A socket that has said nothing yet (closed by the caller, not a `with` block)."""
-    return connect(server.ws_url(code), compression=None, max_size=2**22, legacy=True)
+    return connect(server.ws_url(code), compression=None, max_size=2**22, **_DIRECT)
 
 
 def open_socket(server: RunningServer, code: str, token: str | None) -> ClientConnection:

@@ -162,6 +162,28 @@ async def test_health_metrics_and_schema(http: httpx.AsyncClient) -> None:
     assert schema["close_codes"]["unknown_room"] == 4404
 
 
+async def test_the_version_is_said_in_one_voice(http: httpx.AsyncClient) -> None:
+    """The package metadata, `/api/version`, `/healthz` and the build-info metric all
+    name the one version written in the package."""
+    import platform
+    from importlib.metadata import version
+
+    from app import __version__
+
+    assert version("schmier") == __version__
+    assert (await http.get("/api/version")).json() == {"version": __version__}
+    assert (await http.get("/healthz")).json()["version"] == __version__
+    metrics = (await http.get("/metrics")).text
+    info = re.search(r"^schmier_build_info\{(.*)\} 1\.0$", metrics, re.M)
+    assert info is not None, metrics
+    labels = dict(re.findall(r'(\w+)="([^"]*)"', info.group(1)))
+    assert labels == {
+        "version": __version__,
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+    }
+
+
 async def test_health_fails_without_the_store(server_factory: ServerFactory) -> None:
     server = server_factory(redis_url=f"redis://127.0.0.1:{free_port()}/0")
     async with httpx.AsyncClient(base_url=server.base_url) as http:

@@ -9,6 +9,7 @@ real wheel build that must carry the static client.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -26,7 +27,6 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-HEALTH_URL = "http://127.0.0.1:8000/healthz"
 
 
 def dockerfile() -> list[tuple[str, str]]:
@@ -81,45 +81,68 @@ def healthcheck_argv(instructions: list[tuple[str, str]]) -> list[str]:
     return [str(arg) for arg in argv]
 
 
+def stages(instructions: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """The Dockerfile's build stages, each from its FROM on."""
+    out: list[list[tuple[str, str]]] = []
+    for item in instructions:
+        if item[0] == "FROM":
+            out.append([])
+        out[-1].append(item)
+    return out
+
+
+BASE = re.compile(r"^python:3\.11\.\d+-slim-bookworm$")
+"""The base image: pinned to a patch release of the Python CI runs on."""
+
+
 # --- Dockerfile -------------------------------------------------------------------------
 
 
 def test_dockerfile_base_and_command() -> None:
     instructions = dockerfile()
-    assert instructions[0] == ("FROM", "python:3.11-slim")
-    assert [args for word, args in instructions if word == "FROM"] == ["python:3.11-slim"]
+    bases = [args.split()[0] for word, args in instructions if word == "FROM"]
+    assert len(bases) == 2 and all(BASE.match(base) for base in bases), bases
+    assert bases[0] == bases[1], "the final stage runs the venv built by the first"
     assert instructions[-1] == ("CMD", '["python", "-m", "app"]')
     assert ("EXPOSE", "8000") in instructions
     assert env_of(instructions)["SCHMIER_HOST"] == "0.0.0.0"
 
 
-def test_dockerfile_installs_dependencies_before_copying_the_code() -> None:
-    """So editing the code reuses the cached dependency layer."""
-    instructions = dockerfile()
-    copy_pyproject = position(instructions, "COPY", "pyproject.toml")
-    install_deps = position(instructions, "RUN", "pip install -r")
-    copy_app = position(instructions, "COPY", "app")
-    copy_web = position(instructions, "COPY", "web")
-    install_package = position(instructions, "RUN", "pip install --no-deps .")
+def test_dockerfile_installs_the_lock_before_copying_the_code() -> None:
+    """So editing the code reuses the cached dependency layer, and what is installed is
+    exactly the locked, hash-checked set."""
+    build, final = stages(dockerfile())
+    copy_lock = position(build, "COPY", "requirements/server.txt")
+    install_deps = position(build, "RUN", "-r requirements/server.txt")
+    copy_app = position(build, "COPY", "app")
+    copy_web = position(build, "COPY", "web")
+    install_package = position(build, "RUN", "pip wheel --no-deps --no-build-isolation")
 
-    assert copy_pyproject < install_deps < copy_app < install_package
+    assert copy_lock < install_deps < copy_app < install_package
     assert copy_web < install_package
     copied_before = [
-        args.split()[:-1] for word, args in instructions[:install_deps] if word in {"COPY", "ADD"}
+        args.split()[:-1] for word, args in build[:install_deps] if word in {"COPY", "ADD"}
     ]
-    assert copied_before == [["pyproject.toml"]]
-    assert not any(word == "RUN" and " -e " in f" {args} " for word, args in instructions)
+    assert copied_before == [["requirements/server.txt", "requirements/build.txt"]]
+    installs = [args for word, args in build if word == "RUN" and "install" in args]
+    assert all("--require-hashes" in args or "--no-deps /tmp/wheels" in args for args in installs)
+    assert not any(word == "RUN" and " -e " in f" {args} " for word, args in build)
+    # The final stage takes only the environment: no sources, no build backend.
+    assert [args for word, args in final if word == "COPY"] == [
+        "--from=build /opt/schmier /opt/schmier"
+    ]
+    assert not any(word == "RUN" and "pip" in args for word, args in final)
 
 
-def test_dockerfile_runs_as_a_non_root_user_after_installing() -> None:
-    instructions = dockerfile()
-    users = [(index, args) for index, (word, args) in enumerate(instructions) if word == "USER"]
+def test_dockerfile_runs_as_a_fixed_non_root_user() -> None:
+    _, final = stages(dockerfile())
+    users = [(index, args) for index, (word, args) in enumerate(final) if word == "USER"]
     assert users, "no USER instruction: the server would run as root"
     last_index, last_user = users[-1]
-    assert last_user.split(":")[0] not in {"root", "0"}
-    install_package = position(instructions, "RUN", "pip install --no-deps .")
-    assert install_package < last_index
-    assert position(instructions, "RUN", "useradd") < last_index
+    assert last_user == "schmier:schmier"
+    account = final[position(final, "RUN", "useradd")][1]
+    assert "--gid 10001" in account and "--uid 10001" in account
+    assert position(final, "RUN", "useradd") < last_index
 
 
 def test_dockerfile_passes_proxy_settings_through() -> None:
@@ -128,10 +151,11 @@ def test_dockerfile_passes_proxy_settings_through() -> None:
     assert env["SCHMIER_FORWARDED_ALLOW_IPS"] == "127.0.0.1"
 
 
-def test_dockerfile_healthcheck_asks_healthz_with_python() -> None:
+def test_dockerfile_healthcheck_runs_the_module_without_spaces() -> None:
+    """podman's Docker-compatible API splits exec-form arguments on whitespace."""
     argv = healthcheck_argv(dockerfile())
-    assert argv[:2] == ["python", "-c"]
-    assert HEALTH_URL in argv[2]
+    assert argv == ["python", "-m", "app.healthcheck"]
+    assert not any(" " in arg for arg in argv)
 
 
 class _Health(BaseHTTPRequestHandler):
@@ -158,26 +182,28 @@ def health_server() -> Iterator[HTTPServer]:
     thread.join()
 
 
+def run_healthcheck(port: int) -> subprocess.CompletedProcess[bytes]:
+    """The image's check command, run for real against `port` (its SCHMIER_PORT)."""
+    argv = healthcheck_argv(dockerfile())
+    assert argv[0] == "python"
+    env = {**os.environ, "SCHMIER_PORT": str(port)}
+    return subprocess.run([sys.executable, *argv[1:]], capture_output=True, timeout=30, env=env)
+
+
 @pytest.mark.parametrize("status, healthy", [(200, True), (503, False)])
 def test_healthcheck_command_reflects_the_server(
     health_server: HTTPServer, status: int, healthy: bool
 ) -> None:
-    """The image's own check command, run for real (pointed at a test port)."""
     health_server.status = status  # type: ignore[attr-defined]
-    argv = healthcheck_argv(dockerfile())
-    port = health_server.server_address[1]
-    code = argv[2].replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
+    result = run_healthcheck(health_server.server_address[1])
     assert (result.returncode == 0) is healthy, result.stderr.decode()
 
 
 def test_healthcheck_command_fails_when_nothing_listens() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))  # reserved, not listening: connections are refused
-        port = sock.getsockname()[1]
-        code = healthcheck_argv(dockerfile())[2].replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-        result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
-    assert result.returncode != 0
+        result = run_healthcheck(sock.getsockname()[1])
+    assert result.returncode == 1, result.stderr.decode()
 
 
 def test_dockerignore_keeps_what_the_build_copies() -> None:
@@ -189,7 +215,7 @@ def test_dockerignore_keeps_what_the_build_copies() -> None:
     copied = {
         source for word, args in dockerfile() if word == "COPY" for source in args.split()[:-1]
     }
-    assert copied >= {"pyproject.toml", "app", "web"}
+    assert copied >= {"pyproject.toml", "app", "web", "requirements/server.txt", "LICENSE"}
     assert not copied & ignored
     assert {".git", "tests", ".venv"} <= ignored
 
@@ -209,9 +235,9 @@ def test_compose_services() -> None:
     assert "SCHMIER_PROXY_HEADERS" in app["environment"]
     assert "SCHMIER_FORWARDED_ALLOW_IPS" in app["environment"]
     assert app["ports"] == ["8000:8000"]
-    assert HEALTH_URL in " ".join(app["healthcheck"]["test"])
+    assert app["stop_grace_period"] == "30s"
 
-    assert redis["image"] == "redis:7-alpine"
+    assert re.fullmatch(r"redis:7\.\d+\.\d+-alpine", redis["image"]), redis["image"]
     command = redis["command"]
     words = command if isinstance(command, list) else shlex.split(command)
     assert words[words.index("--appendonly") + 1] == "yes"
@@ -266,23 +292,74 @@ def test_wheel_ships_the_static_client(tmp_path: Path) -> None:
 # --- CI script and the self-hosting guide ---------------------------------------------------
 
 
-def test_ci_script_is_strict_and_runs_everything() -> None:
+def readme_command(section: str) -> str:
+    """The shell command of a README section (its first ```sh block)."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```sh\n(.*?)\n```", readme.split(f"\n## {section}\n", 1)[1], re.S)
+    assert block is not None, section
+    return block.group(1).strip()
+
+
+def test_readme_commands_install_the_lock() -> None:
+    """A new user's two commands install exactly the locked set, then the server."""
+    assert readme_command("Run it") == (
+        "pip install -r requirements/server.txt && pip install --no-deps . && python -m app"
+    )
+    assert readme_command("Test it") == (
+        "pip install -r requirements/test.txt && pip install --no-deps -e . && pytest"
+    )
+    for name in ("server", "test", "build"):
+        pins = [
+            line
+            for line in (ROOT / "requirements" / f"{name}.txt").read_text().splitlines()
+            if line and not line.startswith((" ", "#"))
+        ]
+        assert pins and all("==" in pin and pin.endswith("\\") for pin in pins), name
+
+
+def test_the_exports_are_the_lock() -> None:
+    """requirements/*.txt are what `uv export` makes of uv.lock (no network needed)."""
+    result = subprocess.run(
+        ["bash", str(ROOT / "tools" / "lock"), "--check-exports"],
+        capture_output=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+
+
+def test_ci_script_is_strict_and_runs_the_readme() -> None:
     script = ROOT / ".ci" / "run"
     assert script.stat().st_mode & 0o111, ".ci/run is not executable"
     text = script.read_text()
     assert text.startswith("#!/usr/bin/env bash\n")
     assert "set -euo pipefail" in text
     for command in (
-        "pip install -e '.[test]'",
+        "python3 -m venv",
+        'split("\\n## Test it\\n", 1)',
+        'bash -euo pipefail -c "$install_command"',
+        "uv lock --check",
+        "bash tools/lock --check-exports",
         "docker-compose -f docker-compose.yml config -q",
         "ruff check .",
         "ruff format --check .",
         "mypy",
-        "SCHMIER_TEST_REQUIRE=redis,browser,nginx pytest -q",
+        'SCHMIER_TEST_REQUIRE=redis,browser,nginx bash -euo pipefail -c "$test_command"',
+        'if [ "${SCHMIER_CI_LATEST:-0}" = "1" ]; then',
+        "pip install --upgrade --upgrade-strategy eager -e '.[test]'",
     ):
         assert command in text, command
     result = subprocess.run(["bash", "-n", str(script)], capture_output=True, timeout=30)
     assert result.returncode == 0, result.stderr.decode()
+
+
+def test_licence_and_changelog() -> None:
+    from app import __version__
+
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert changelog.startswith("# Changelog\n")
+    assert f"## [{__version__}] - " in changelog
 
 
 def test_self_hosting_guide_names_only_real_settings() -> None:

@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.routing import APIRoute
 
-from app import engine
+from app import __version__, engine
 from app.api.limits import AddressLimiter
 from app.logs import event
 from app.protocol import CreateRoom, Joined, JoinRoom, RoomCreated, RoomInfo, protocol_schema
@@ -161,9 +161,15 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
 async def healthz(request: Request) -> Response:
     """200 only when the store answers (so a load balancer skips a cut-off instance)."""
     if await _rooms(request).store.ping():
-        return JSONResponse({"status": "ok"})
+        return JSONResponse({"status": "ok", "version": __version__})
     event("health.store_down")
-    return JSONResponse({"status": "store unavailable"}, status_code=503)
+    return JSONResponse({"status": "store unavailable", "version": __version__}, status_code=503)
+
+
+@router.get("/api/version")
+async def version() -> dict[str, str]:
+    """The release this server runs (the same as in `/healthz` and `schmier_build_info`)."""
+    return {"version": __version__}
 
 
 @router.get("/metrics")

@@ -21,9 +21,9 @@ RUN python -m venv --without-pip /opt/schmier \
     && pip install --no-deps --require-hashes -r requirements/build.txt
 
 # Then the package itself, built with the locked build backend (no download) and
-# installed (not editable) so the static client ships inside it as app/web.
+# installed (not editable) so the static client ships inside it as schmier/web.
 COPY pyproject.toml README.md LICENSE ./
-COPY app ./app
+COPY schmier ./schmier
 COPY web ./web
 RUN pip wheel --no-deps --no-build-isolation --wheel-dir /tmp/wheels . \
     && pip --python /opt/schmier/bin/python install --no-deps /tmp/wheels/*.whl
@@ -54,9 +54,9 @@ ENV SCHMIER_HOST=0.0.0.0 \
 
 EXPOSE 8000
 
-# `python -m app.healthcheck` asks /healthz on SCHMIER_PORT and fails on any non-2xx
-# answer or a refused connection (a command without spaces: see app/healthcheck.py).
+# `python -m schmier.healthcheck` asks /healthz on SCHMIER_PORT and fails on any non-2xx
+# answer or a refused connection (a command without spaces: see schmier/healthcheck.py).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-    CMD ["python", "-m", "app.healthcheck"]
+    CMD ["python", "-m", "schmier.healthcheck"]
 
-CMD ["python", "-m", "app"]
+CMD ["python", "-m", "schmier"]

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import engine
+from schmier import engine
 
 
 def random_action(state: engine.State, seat: int, rng: random.Random) -> dict[str, Any]:

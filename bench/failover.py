@@ -2,7 +2,7 @@
 
     python bench/failover.py [--runs 5] [--lease-ms 5000] [--graceful] [--json]
 
-Each run starts two instances (`python -m app` child processes) on one Redis under a
+Each run starts two instances (`python -m schmier` child processes) on one Redis under a
 fresh key prefix, opens a `wisconsin4` room on instance A (so A owns it), seats a
 player there and one on instance B, starts the game and plays until the player on A
 has the turn in the middle of a hand. Then A is killed with SIGKILL (or, with

@@ -24,7 +24,7 @@ Measured over `--duration` seconds after `--warmup` seconds:
   is known (`--server-pid`, or `--spawn`);
 - the generator's own CPU share of one core: near 100 %, the generator is the limit.
 
-`--spawn` starts `python -m app` itself on a free port (delays 0, rate limits raised
+`--spawn` starts `python -m schmier` itself on a free port (delays 0, rate limits raised
 through its `SCHMIER_*` settings, `--redis` for Redis under a fresh key prefix that is
 deleted afterwards) and stops it after; `--spawn baseline` starts
 `bench/baseline_server.py` instead. `--versus-baseline` runs the same load against both,
@@ -712,7 +712,7 @@ class Spawned:
             else:
                 child_env.pop("SCHMIER_REDIS_URL", None)
             child_env.update(env)
-            command = [sys.executable, "-m", "app"]
+            command = [sys.executable, "-m", "schmier"]
         else:
             command = [sys.executable, str(REPO / "bench" / "baseline_server.py")]
             command += ["--port", str(self.port), "--prefix", self.prefix]
@@ -884,7 +884,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         nargs="?",
         const="schmier",
         choices=("schmier", "baseline"),
-        help="start the server (python -m app, or the baseline) for this run",
+        help="start the server (python -m schmier, or the baseline) for this run",
     )
     parser.add_argument("--versus-baseline", action="store_true", help="Schmier, then baseline")
     store = parser.add_mutually_exclusive_group()

@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from app import engine
-from app.engine.bots import choose
+from schmier import engine
+from schmier.engine.bots import choose
 
 #: Which seats the heuristic plays, per variant (schmier5 rotates, see `_heuristic_seats`).
 HEURISTIC_SEATS: dict[str, tuple[int, ...]] = {

@@ -1,6 +1,6 @@
 """Soak run: many whole bot games against a real server on Redis, watching for leaks.
 
-Not a unit test: it runs for many minutes. It starts `python -m app` as a child process
+Not a unit test: it runs for many minutes. It starts `python -m schmier` as a child process
 on Redis under a fresh key prefix (bots act at once, no pause between hands, a low
 target), then plays `--games` games with `--concurrency` at a time. Each game: create a
 room, join one seat, fill the others with `add_bot`, start, `leave` (a bot takes the
@@ -244,7 +244,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "SCHMIER_FRAME_BURST": "1000",
         "SCHMIER_FRAME_RATE": "1000",
     }
-    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=REPO, env=env)
+    server = subprocess.Popen([sys.executable, "-m", "schmier"], cwd=REPO, env=env)
     base = f"http://127.0.0.1:{port}"
     store = aioredis.Redis.from_url(args.redis)
     samples: list[Sample] = []

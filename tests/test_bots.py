@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from app import engine
-from app.engine import bots, cardsense
-from app.engine.bots import POLICIES, choose
+from schmier import engine
+from schmier.engine import bots, cardsense
+from schmier.engine.bots import POLICIES, choose
 
 # ------------------------------------------------------------------ hand-built views
 

@@ -474,7 +474,7 @@ def test_language_follows_the_browser_and_the_picker_is_remembered(
 def test_a_restarted_server_brings_the_player_back_after_a_reconnecting_banner(
     pages: PageFactory, server_factory: ServerFactory, redis_url: str, redis_prefix: str
 ) -> None:
-    from app.config import Settings
+    from schmier.config import Settings
 
     first = server_factory(redis_url=redis_url, redis_prefix=redis_prefix)
     # While the server is down the browser itself logs each refused connection.

@@ -1,4 +1,4 @@
-"""The server's own garbage-collection schedule (app/collector.py): it takes over from
+"""The server's own garbage-collection schedule (schmier/collector.py): it takes over from
 CPython while running, collects in small steps, reclaims cycles among frozen objects at
 its full collection, and gives everything back when stopped."""
 
@@ -10,7 +10,7 @@ import weakref
 
 from prometheus_client import CollectorRegistry, Histogram
 
-from app.collector import Collector
+from schmier.collector import Collector
 
 
 class Node:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from app.config import Settings
+from schmier.config import Settings
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
 

@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import (
     Action,
     card_places,

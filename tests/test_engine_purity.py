@@ -1,6 +1,6 @@
 """The engine is pure (architecture.md): no asyncio, no I/O, no clock, randomness only
 from outside. Checked in a fresh interpreter, so that what other tests imported
-cannot hide what `import app.engine` pulls in, and what it does at run time."""
+cannot hide what `import schmier.engine` pulls in, and what it does at run time."""
 
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ FORBIDDEN = (
     "datetime",
     "sqlite3",
     "logging",
-    "app.api",
-    "app.rooms",
-    "app.store",
-    "app.protocol",
+    "schmier.api",
+    "schmier.rooms",
+    "schmier.store",
+    "schmier.protocol",
 )
 
 
@@ -62,17 +62,17 @@ def test_import_pulls_in_nothing_impure() -> None:
         """
         import importlib, importlib.util, json, sys
         before = set(sys.modules)
-        import app.engine
-        if importlib.util.find_spec("app.engine.bots") is not None:
-            importlib.import_module("app.engine.bots")  # the bots are engine code too
+        import schmier.engine
+        if importlib.util.find_spec("schmier.engine.bots") is not None:
+            importlib.import_module("schmier.engine.bots")  # the bots are engine code too
         print(json.dumps({"before": sorted(before), "after": sorted(sys.modules)}))
         """
     )
     mods = json.loads(out)
     added = set(mods["after"]) - set(mods["before"])
-    assert "app.engine" in added
+    assert "schmier.engine" in added
     bad = sorted(m for m in added if any(m == f or m.startswith(f + ".") for f in FORBIDDEN))
-    assert not bad, f"import app.engine imported {bad}"
+    assert not bad, f"import schmier.engine imported {bad}"
 
 
 def test_a_whole_game_runs_without_clock_io_or_own_randomness() -> None:
@@ -81,7 +81,7 @@ def test_a_whole_game_runs_without_clock_io_or_own_randomness() -> None:
     out = run(
         """
         import builtins, os, random, socket, time
-        import app.engine as engine
+        import schmier.engine as engine
 
         rng = random.Random(7)
 

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from app import engine
+from schmier import engine
 
 
 def _states(variant: str, seed: int) -> list[engine.State]:

@@ -7,9 +7,9 @@ import random
 import orjson
 import pytest
 
-from app import engine
-from app.rooms.frames import StateFrames, room_view
-from app.rooms.record import RoomRecord, Seat, bot_seat
+from schmier import engine
+from schmier.rooms.frames import StateFrames, room_view
+from schmier.rooms.record import RoomRecord, Seat, bot_seat
 
 
 def _record(variant: str, state: engine.State | None) -> RoomRecord:

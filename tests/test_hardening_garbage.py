@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from app.config import Settings
-from app.protocol import CLIENT_TYPES, ERROR_CODES
+from schmier.config import Settings
+from schmier.protocol import CLIENT_TYPES, ERROR_CODES
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
 MAX_FRAME = 8192

@@ -20,7 +20,7 @@ import httpx
 import pytest
 import websockets
 
-from app.rooms import codes
+from schmier.rooms import codes
 from tests.support.servers import Client, ServerFactory
 
 

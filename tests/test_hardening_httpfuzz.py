@@ -30,7 +30,7 @@ from schemathesis import Case, GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.transport import Response
 
-from app.config import Settings
+from schmier.config import Settings
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
 

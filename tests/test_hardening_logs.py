@@ -1,7 +1,7 @@
 """Logs: no token, no token hash, no card in any line the server writes, at DEBUG.
 
 `tests/test_secrecy_server.py` captures the server's own logger in-process. This runs
-the real thing instead: `python -m app` as a child process on Redis with
+the real thing instead: `python -m schmier` as a child process on Redis with
 `SCHMIER_LOG_JSON=1` and `SCHMIER_LOG_LEVEL=DEBUG`, everything it writes to stderr
 (uvicorn's lines and anything a library prints included) captured to a file, through a
 whole evening: joins, bots, a game to its end, a player leaving mid-game, wrong tokens,
@@ -26,7 +26,7 @@ import orjson
 import pytest
 import redis
 
-from app.rooms.codes import hash_token
+from schmier.rooms.codes import hash_token
 from tests.support.servers import REPO, Client, RunningServer, free_port
 
 CARD_WORD = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][SHDC]|X[12])(?![A-Za-z0-9])")
@@ -54,7 +54,7 @@ def logged_server(
     }
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "app"],
+            [sys.executable, "-m", "schmier"],
             cwd=REPO,
             env=env,
             stdout=sink,

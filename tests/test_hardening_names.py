@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from app.api.http import web_directory
-from app.protocol import CHAT_MAX, NAME_MAX, JoinRoom
+from schmier.api.http import web_directory
+from schmier.protocol import CHAT_MAX, NAME_MAX, JoinRoom
 from tests.support.servers import Client, RunningServer, ServerFactory
 
 NASTY = st.text(

@@ -18,9 +18,9 @@ import httpx
 import pytest
 import websockets
 
-from app.api.http import web_directory
-from app.api.security import origin_allowed
-from app.config import Settings
+from schmier.api.http import web_directory
+from schmier.api.security import origin_allowed
+from schmier.config import Settings
 from tests.support.servers import Client, RunningServer, ServerFactory
 
 HOST = "play.example:8443"

@@ -32,8 +32,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app import engine
-from app.engine.cards import CARD_NAMES, describe, parse
+from schmier import engine
+from schmier.engine.cards import CARD_NAMES, describe, parse
 from tests.support.secrecy import cards_in, engine_part, states_of
 from tests.support.servers import (
     Client,

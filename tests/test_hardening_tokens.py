@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from app.protocol import CLIENT_TYPES
-from app.rooms import codes
+from schmier.protocol import CLIENT_TYPES
+from schmier.rooms import codes
 from tests.support.servers import Client, RunningServer
 
 FRAMES: dict[str, dict[str, Any]] = {

@@ -10,7 +10,7 @@ import re
 import httpx
 import pytest
 
-from app.rooms.codes import CODE_ALPHABET, CODE_LENGTH
+from schmier.rooms.codes import CODE_ALPHABET, CODE_LENGTH
 from tests.support.servers import Client, RunningServer, ServerFactory, free_port
 
 
@@ -168,7 +168,7 @@ async def test_the_version_is_said_in_one_voice(http: httpx.AsyncClient) -> None
     import platform
     from importlib.metadata import version
 
-    from app import __version__
+    from schmier import __version__
 
     assert version("schmier") == __version__
     assert (await http.get("/api/version")).json() == {"version": __version__}
@@ -218,7 +218,7 @@ async def test_proxy_headers_decide_the_client_address(server_factory: ServerFac
 async def test_a_running_server_collects_garbage_on_its_own_schedule(
     server: RunningServer,
 ) -> None:
-    """The collector runs inside the server (app/collector.py): CPython's automatic
+    """The collector runs inside the server (schmier/collector.py): CPython's automatic
     collection is off, and the server's own young-generation collections are counted."""
     await asyncio.sleep(0.3)  # several 50 ms steps
     async with httpx.AsyncClient(base_url=server.base_url) as http:

@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import sysconfig
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -103,7 +104,7 @@ def test_dockerfile_base_and_command() -> None:
     bases = [args.split()[0] for word, args in instructions if word == "FROM"]
     assert len(bases) == 2 and all(BASE.match(base) for base in bases), bases
     assert bases[0] == bases[1], "the final stage runs the venv built by the first"
-    assert instructions[-1] == ("CMD", '["python", "-m", "app"]')
+    assert instructions[-1] == ("CMD", '["python", "-m", "schmier"]')
     assert ("EXPOSE", "8000") in instructions
     assert env_of(instructions)["SCHMIER_HOST"] == "0.0.0.0"
 
@@ -114,7 +115,7 @@ def test_dockerfile_installs_the_lock_before_copying_the_code() -> None:
     build, final = stages(dockerfile())
     copy_lock = position(build, "COPY", "requirements/server.txt")
     install_deps = position(build, "RUN", "-r requirements/server.txt")
-    copy_app = position(build, "COPY", "app")
+    copy_app = position(build, "COPY", "schmier")
     copy_web = position(build, "COPY", "web")
     install_package = position(build, "RUN", "pip wheel --no-deps --no-build-isolation")
 
@@ -154,7 +155,7 @@ def test_dockerfile_passes_proxy_settings_through() -> None:
 def test_dockerfile_healthcheck_runs_the_module_without_spaces() -> None:
     """podman's Docker-compatible API splits exec-form arguments on whitespace."""
     argv = healthcheck_argv(dockerfile())
-    assert argv == ["python", "-m", "app.healthcheck"]
+    assert argv == ["python", "-m", "schmier.healthcheck"]
     assert not any(" " in arg for arg in argv)
 
 
@@ -215,7 +216,7 @@ def test_dockerignore_keeps_what_the_build_copies() -> None:
     copied = {
         source for word, args in dockerfile() if word == "COPY" for source in args.split()[:-1]
     }
-    assert copied >= {"pyproject.toml", "app", "web", "requirements/server.txt", "LICENSE"}
+    assert copied >= {"pyproject.toml", "schmier", "web", "requirements/server.txt", "LICENSE"}
     assert not copied & ignored
     assert {".git", "tests", ".venv"} <= ignored
 
@@ -281,12 +282,49 @@ def test_wheel_ships_the_static_client(tmp_path: Path) -> None:
 
     with zipfile.ZipFile(wheels[0]) as wheel:
         names = set(wheel.namelist())
-    assert "app/web/index.html" in names
+    assert "schmier/web/index.html" in names
     for path in (ROOT / "web").rglob("*"):
         if path.is_file() and "__pycache__" not in path.parts:
-            assert f"app/web/{path.relative_to(ROOT / 'web').as_posix()}" in names
-    assert {"app/__init__.py", "app/py.typed", "app/store/redis.py"} <= names
-    assert not any(name.startswith("tests/") for name in names)
+            assert f"schmier/web/{path.relative_to(ROOT / 'web').as_posix()}" in names
+    assert {"schmier/__init__.py", "schmier/py.typed", "schmier/store/redis.py"} <= names
+    # Only the package (and its metadata): no top-level `app`, `tests` or `web`.
+    tops = {name.split("/")[0] for name in names}
+    assert {top for top in tops if not top.endswith(".dist-info")} == {"schmier"}, tops
+
+    # Installed for real (not editable) into a fresh environment, it imports as `schmier`
+    # and finds its client. The dependencies come from this environment's site-packages,
+    # added as a plain path: its .pth files (the editable install's among them) stay
+    # unread, so nothing but the wheel can provide `schmier` there.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.strip()
+    (Path(purelib) / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheels[0])],
+        capture_output=True,
+        timeout=280,
+    )
+    assert install.returncode == 0, install.stderr.decode()
+    probe = (
+        "import importlib.util, schmier, schmier.api.http as http;"
+        "print(schmier.__file__);"
+        "print(http.web_directory());"
+        "print(importlib.util.find_spec('app'))"
+    )
+    found = subprocess.run(
+        [str(python), "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert found.returncode == 0, found.stderr
+    package, web, app_spec = found.stdout.split("\n")[:3]
+    assert package.startswith(str(venv)) and web.startswith(str(venv)), found.stdout
+    assert app_spec == "None"
 
 
 # --- CI script and the self-hosting guide ---------------------------------------------------
@@ -303,7 +341,7 @@ def readme_command(section: str) -> str:
 def test_readme_commands_install_the_lock() -> None:
     """A new user's two commands install exactly the locked set, then the server."""
     assert readme_command("Run it") == (
-        "pip install -r requirements/server.txt && pip install --no-deps . && python -m app"
+        "pip install -r requirements/server.txt && pip install --no-deps . && python -m schmier"
     )
     assert readme_command("Test it") == (
         "pip install -r requirements/test.txt && pip install --no-deps -e . && pytest"
@@ -354,7 +392,7 @@ def test_ci_script_is_strict_and_runs_the_readme() -> None:
 
 
 def test_licence_and_changelog() -> None:
-    from app import __version__
+    from schmier import __version__
 
     assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
     changelog = (ROOT / "CHANGELOG.md").read_text()
@@ -364,7 +402,7 @@ def test_licence_and_changelog() -> None:
 
 def test_self_hosting_guide_names_only_real_settings() -> None:
     """Every SCHMIER_* variable the guide tells operators to set must exist."""
-    from app.config import Settings
+    from schmier.config import Settings
 
     guide = (ROOT / "docs" / "self-hosting.md").read_text()
     named = set(re.findall(r"SCHMIER_([A-Z_]+[A-Z])", guide))

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import Table, expand, seeded_deck, wisconsin_w1
 
 

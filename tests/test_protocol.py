@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from app.protocol import (
+from schmier.protocol import (
     CLIENT_TYPES,
     ERROR_CODES,
     SERVER_TYPES,

@@ -1,6 +1,6 @@
 """Kill the server with SIGKILL in the middle of a hand; a new one resumes the room.
 
-Redis is the real one; the server is a child process (`python -m app`) so that the
+Redis is the real one; the server is a child process (`python -m schmier`) so that the
 kill is real: no shutdown hook runs, nothing is flushed. Because every change is
 committed before its views go out, the restarted server must show the same `seq`,
 hands, trick and scores, and the game must play on to its end.
@@ -13,7 +13,7 @@ import random
 import signal
 from typing import Any
 
-from app.store import RedisStore
+from schmier.store import RedisStore
 from tests.support.servers import Client, Player, start_subprocess_server
 
 FIELDS = ("phase", "hand", "trick", "tricks", "scores", "bids", "bidder", "bid", "trump",

@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import orjson
 
-from app import engine
-from app.rooms.record import RoomRecord, bot_seat
-from app.store import RedisStore
+from schmier import engine
+from schmier.rooms.record import RoomRecord, bot_seat
+from schmier.store import RedisStore
 from tests.support.servers import (
     Client,
     Player,

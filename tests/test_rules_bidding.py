@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import Table, seeded_deck
 
 RANGES = {"schmier6": (3, 6), "schmier5": (3, 6), "wisconsin4": (2, 6)}

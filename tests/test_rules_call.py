@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import (
     SCHMIER5_S,
     SCHMIER5_STOCK,

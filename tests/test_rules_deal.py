@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import Table, card_places, seeded_deck, stack_deck
 
 

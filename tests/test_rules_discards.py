@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import Table, card_places, is_trump, wisconsin_w1
 
 

@@ -5,7 +5,7 @@ that other seats bid; each test shows the running scores worked out by hand."""
 
 from __future__ import annotations
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import (
     SCHMIER5_S,
     SCHMIER5_STOCK,

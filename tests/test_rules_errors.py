@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import (
     SCHMIER6_A,
     SCHMIER6_STOCK,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app import engine
+from schmier import engine
 
 
 @pytest.mark.parametrize("variant", ["schmier6", "schmier5"])

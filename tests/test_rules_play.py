@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import (
     SCHMIER6_A,
     SCHMIER6_STOCK,

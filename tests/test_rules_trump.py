@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import engine
+from schmier import engine
 from tests.support.engine_helpers import Table, seeded_deck, wisconsin_w1
 
 

@@ -1,6 +1,6 @@
 """Several instances on one real Redis: one room, seats on different instances.
 
-Every server is a real `python -m app` child process on its own port, all sharing a
+Every server is a real `python -m schmier` child process on its own port, all sharing a
 Redis key prefix of this test's own, with a 1.5 s lease. Checked here:
 
 - a game of each variant with seats (and a spectator) spread over three instances is
@@ -34,9 +34,9 @@ import orjson
 import pytest
 import redis.asyncio as aioredis
 
-from app import engine
-from app.rooms.record import RoomRecord
-from app.store import LeaseLost, RedisStore, VersionConflict
+from schmier import engine
+from schmier.rooms.record import RoomRecord
+from schmier.store import LeaseLost, RedisStore, VersionConflict
 from tests.support.cluster import Cluster, RoamingSeat, cancel_all, replay
 from tests.support.requirements import missing
 from tests.support.servers import REPO, Client, Player, RunningServer, free_port

@@ -19,8 +19,8 @@ from typing import Any
 import orjson
 import pytest
 
-from app import engine
-from app.logs import LOGGER, JsonFormatter
+from schmier import engine
+from schmier.logs import LOGGER, JsonFormatter
 from tests.support.secrecy import CARD, cards_in, engine_part, states_of
 from tests.support.servers import (
     Client,

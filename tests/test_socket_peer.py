@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.websockets import WebSocketDisconnect
 
-from app.api.ws import SocketPeer
+from schmier.api.ws import SocketPeer
 
 
 class StandIn:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import redis.asyncio as aioredis
 
-from app.store import (
+from schmier.store import (
     MemoryStore,
     RedisStore,
     RoomStore,

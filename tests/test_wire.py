@@ -1,4 +1,4 @@
-"""The pipelined commit connection (app/store/wire.py) against a real Redis: replies
+"""The pipelined commit connection (schmier/store/wire.py) against a real Redis: replies
 reach the command that asked, errors stay with their command, scripts survive a Redis
 that forgot them, and a killed, hung or missing Redis turns into `StoreError`s followed
 by a working connection again."""
@@ -15,8 +15,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.asyncio.connection import parse_url
 
-from app.store import StoreError
-from app.store.wire import RedisWire, ReplyError, _tls_context
+from schmier.store import StoreError
+from schmier.store.wire import RedisWire, ReplyError, _tls_context
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Several real servers on one real Redis, and players that survive losing theirs.
 
-`Cluster` starts `python -m app` child processes (so a test can SIGKILL or SIGTERM
+`Cluster` starts `python -m schmier` child processes (so a test can SIGKILL or SIGTERM
 them for real) on free ports, all with the same Redis key prefix and a short lease.
 `RoamingSeat` plays one seat like `Player`, but when its socket closes it reconnects to
 the next living server (as a browser behind a load balancer would) and checks that the
@@ -22,8 +22,8 @@ from typing import Any
 import orjson
 import websockets
 
-from app import engine
-from app.store import RedisStore
+from schmier import engine
+from schmier.store import RedisStore
 from tests.support.servers import (
     Client,
     ClosedError,
@@ -60,7 +60,7 @@ def cluster_env(
 def start_logged_server(
     env: dict[str, str], log: Path
 ) -> tuple[RunningServer, subprocess.Popen[bytes]]:
-    """`python -m app` as a child process on a free port, its stderr in `log`."""
+    """`python -m schmier` as a child process on a free port, its stderr in `log`."""
     return start_subprocess_server(env, log)
 
 

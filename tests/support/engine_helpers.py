@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app import engine
+from schmier import engine
 
 Action = dict[str, Any]
 View = dict[str, Any]

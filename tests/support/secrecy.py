@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from app import engine
+from schmier import engine
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
 ROOM_SEAT_FIELDS = ("name", "kind", "connected")

@@ -9,7 +9,7 @@ Fixtures:
   generous HTTP rate limits.
 - `redis_server`: the same on the real Redis under this test's key prefix.
 
-`start_subprocess_server(env)` runs `python -m app` as a child process instead, for the
+`start_subprocess_server(env)` runs `python -m schmier` as a child process instead, for the
 tests that kill the server for real. `Client` speaks the protocol over `websockets`.
 """
 
@@ -37,9 +37,9 @@ import uvicorn
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from app.__main__ import uvicorn_config
-from app.config import Settings
-from app.protocol import SERVER_FRAME
+from schmier.__main__ import uvicorn_config
+from schmier.config import Settings
+from schmier.protocol import SERVER_FRAME
 
 FAST: dict[str, Any] = {
     "bot_delay": 0.0,
@@ -151,7 +151,7 @@ def start_thread_server(settings: Settings, port: int = 0) -> RunningServer:
 def start_subprocess_server(
     env: dict[str, str], log: Path | None = None
 ) -> tuple[RunningServer, subprocess.Popen[bytes]]:
-    """`python -m app` as a child process (so a test can SIGKILL it) on a free port.
+    """`python -m schmier` as a child process (so a test can SIGKILL it) on a free port.
 
     Its stderr goes to `log` (appended; a temporary file when None), never to a pipe:
     a pipe nobody reads fills at 64 KiB and then freezes the server on its next log line.
@@ -165,7 +165,7 @@ def start_subprocess_server(
         log = Path(name)
     with log.open("ab") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "app"],
+            [sys.executable, "-m", "schmier"],
             cwd=REPO,
             env=child_env,
             stdout=subprocess.DEVNULL,
@@ -471,7 +471,7 @@ async def seat_table(
 
 def server_seat_count(variant: str) -> range:
     """The seats of `variant`."""
-    from app import engine
+    from schmier import engine
 
     return range(engine.seat_count(variant))
 

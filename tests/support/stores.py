@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from app.store import MemoryStore, RedisStore, RoomStore
+from schmier.store import MemoryStore, RedisStore, RoomStore
 
 #: Long enough that nothing expires during a test unless the test arranges it.
 TEST_TTL = 600.0

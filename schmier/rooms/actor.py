@@ -10,7 +10,7 @@ Timers (bots, the pause between hands, autoplay for a silent player, the idle st
 are not separate tasks: the loop waits for its queue with a timeout equal to the next
 due time, which keeps every change of the room on this one task.
 
-With several instances on one Redis (`app.cluster`) the actor runs only on the
+With several instances on one Redis (`schmier.cluster`) the actor runs only on the
 instance holding the room's lease, and every commit carries the lease value, so the
 store refuses it once the lease is gone (`LeaseLost`: the actor stops at once). Sockets
 on other instances appear here as `RemotePeer`s: their frames arrive as forwarded
@@ -33,12 +33,12 @@ from typing import Any, Protocol
 
 import orjson
 
-from app import engine
-from app.config import Settings
-from app.engine import bots
-from app.logs import event, failure
-from app.metrics import Metrics
-from app.protocol import (
+from schmier import engine
+from schmier.config import Settings
+from schmier.engine import bots
+from schmier.logs import event, failure
+from schmier.metrics import Metrics
+from schmier.protocol import (
     ENGINE_ACTIONS,
     AddBot,
     Chat,
@@ -50,10 +50,10 @@ from app.protocol import (
     action_dict,
     parse_client_frame,
 )
-from app.rooms.codes import hash_token, new_token, token_matches
-from app.rooms.frames import StateFrames, room_view
-from app.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat, log_entry
-from app.store import LeaseLost, RoomStore, StoreError, VersionConflict
+from schmier.rooms.codes import hash_token, new_token, token_matches
+from schmier.rooms.frames import StateFrames, room_view
+from schmier.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat, log_entry
+from schmier.store import LeaseLost, RoomStore, StoreError, VersionConflict
 
 _SHUFFLE = secrets.SystemRandom()
 

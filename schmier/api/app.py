@@ -8,16 +8,16 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app import __version__
-from app.api.http import Limits, page_routes, router, web_directory
-from app.api.security import SecurityHeaders
-from app.api.ws import websocket_endpoint
-from app.collector import Collector
-from app.config import Settings
-from app.logs import configure, event
-from app.metrics import Metrics
-from app.rooms import Rooms
-from app.store import RedisStore, RoomStore, open_store
+from schmier import __version__
+from schmier.api.http import Limits, page_routes, router, web_directory
+from schmier.api.security import SecurityHeaders
+from schmier.api.ws import websocket_endpoint
+from schmier.collector import Collector
+from schmier.config import Settings
+from schmier.logs import configure, event
+from schmier.metrics import Metrics
+from schmier.rooms import Rooms
+from schmier.store import RedisStore, RoomStore, open_store
 
 
 def create_app(settings: Settings | None = None, *, store: RoomStore | None = None) -> FastAPI:
@@ -38,7 +38,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         # Redis may be shared by several instances: rooms are owned through leases and
         # reach each other's sockets over the bus (docs/scaling.md). One instance alone
         # works the same way, it simply always gets the lease.
-        from app.cluster import Node
+        from schmier.cluster import Node
 
         rooms.node = Node(the_store, settings, rooms)
 

@@ -20,10 +20,10 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.config import Settings
-from app.logs import event, failure
-from app.protocol import ClientFrame, CloseCode, parse_client_frame
-from app.rooms.actor import (
+from schmier.config import Settings
+from schmier.logs import event, failure
+from schmier.protocol import ClientFrame, CloseCode, parse_client_frame
+from schmier.rooms.actor import (
     JoinRefused,
     Peer,
     Refused,
@@ -31,14 +31,14 @@ from app.rooms.actor import (
     RoomGone,
     seat_of,
 )
-from app.rooms.codes import hash_token
-from app.rooms.frames import StateFrames
-from app.rooms.record import RoomRecord
-from app.store import LeaseLost, Stored, StoreError
+from schmier.rooms.codes import hash_token
+from schmier.rooms.frames import StateFrames
+from schmier.rooms.record import RoomRecord
+from schmier.store import LeaseLost, Stored, StoreError
 
 if TYPE_CHECKING:
-    from app.cluster.node import Node
-    from app.rooms.registry import Rooms
+    from schmier.cluster.node import Node
+    from schmier.rooms.registry import Rooms
 
 MAX_PENDING = 512
 """Forwarded operations awaiting their `done` before sockets count as flooding."""

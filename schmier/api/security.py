@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.logs import event
+from schmier.logs import event
 
 GUESS_CLOSES = frozenset({4401, 4404})
 """Close codes that mean a socket presented a wrong token or an unknown room code."""

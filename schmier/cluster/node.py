@@ -34,14 +34,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from redis.exceptions import RedisError
 
-from app.config import Settings
-from app.logs import event, failure
-from app.rooms.actor import RoomActor
-from app.store import RedisStore, StoreError
+from schmier.config import Settings
+from schmier.logs import event, failure
+from schmier.rooms.actor import RoomActor
+from schmier.store import RedisStore, StoreError
 
 if TYPE_CHECKING:
-    from app.cluster.follower import Follower
-    from app.rooms.registry import Rooms
+    from schmier.cluster.follower import Follower
+    from schmier.rooms.registry import Rooms
 
 PUBLISH_BATCH = 256
 """Messages sent in one pipeline (in order) when the outbox has a backlog."""

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from app.api.app import create_app
+from schmier.api.app import create_app
 
 __all__ = ["create_app"]

@@ -6,7 +6,7 @@ import platform
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from app import __version__
+from schmier import __version__
 
 
 class Metrics:
@@ -37,7 +37,7 @@ class Metrics:
         )
         self.gc_pauses = Histogram(
             "schmier_gc_pause_seconds",
-            "Garbage collections run by the server (app/collector.py), by generation.",
+            "Garbage collections run by the server (schmier/collector.py), by generation.",
             ["generation"],
             buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
             registry=self.registry,

@@ -1,4 +1,4 @@
-"""`python -m app` / `schmier`: run the server with uvicorn and the `SCHMIER_*` settings."""
+"""`python -m schmier` / `schmier`: run the server with uvicorn and the `SCHMIER_*` settings."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from typing import Any
 
 import uvicorn
 
-from app.api import create_app
-from app.config import Settings
+from schmier.api import create_app
+from schmier.config import Settings
 
 
 def uvicorn_log_config(settings: Settings) -> dict[str, Any]:
     """uvicorn's own loggers in the same format as the server's (JSON lines or plain)."""
-    formatter = "app.logs.JsonFormatter" if settings.log_json else "app.logs.PlainFormatter"
+    formatter = "schmier.logs.JsonFormatter" if settings.log_json else "schmier.logs.PlainFormatter"
     level = settings.log_level.upper()
     handler = {"handlers": ["stderr"], "level": level, "propagate": False}
     return {

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from app.store.base import Stored, VersionConflict, check_commit_args
+from schmier.store.base import Stored, VersionConflict, check_commit_args
 
 #: The longest a dead room may linger in memory before a sweep removes it, even when
 #: the TTL is long (rooms that are never touched again are only found by a sweep).

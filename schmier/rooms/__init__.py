@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.rooms.actor import JoinRefused, Peer, Refused, RoomActor, RoomGone
-from app.rooms.registry import LiveRoom, Rooms, ShuttingDown, UnknownRoom
+from schmier.rooms.actor import JoinRefused, Peer, Refused, RoomActor, RoomGone
+from schmier.rooms.registry import LiveRoom, Rooms, ShuttingDown, UnknownRoom
 
 __all__ = [
     "JoinRefused",

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from app import engine
-from app.rooms.record import RoomRecord
+from schmier import engine
+from schmier.rooms.record import RoomRecord
 
 
 def lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:

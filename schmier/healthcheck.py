@@ -1,4 +1,4 @@
-"""`python -m app.healthcheck`: exit 0 when this container's server answers `/healthz`.
+"""`python -m schmier.healthcheck`: exit 0 when this container's server answers `/healthz`.
 
 The container health checks (the image's `HEALTHCHECK` and compose's `healthcheck`) run
 this module rather than a `python -c "..."` one-liner: podman's Docker-compatible API

@@ -34,7 +34,7 @@ import time
 
 from prometheus_client import Histogram
 
-from app.logs import event
+from schmier.logs import event
 
 SETTLE_SECONDS = 60.0
 """How often objects that survived the middle generation are collected, then frozen."""

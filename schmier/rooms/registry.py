@@ -11,18 +11,18 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Protocol
 
-from app import engine
-from app.config import Settings
-from app.logs import event
-from app.metrics import Metrics
-from app.protocol import ClientFrame
-from app.rooms.actor import Peer, RoomActor, RoomGone
-from app.rooms.codes import new_code
-from app.rooms.record import RoomRecord
-from app.store import LeaseLost, RoomStore, StoreError
+from schmier import engine
+from schmier.config import Settings
+from schmier.logs import event
+from schmier.metrics import Metrics
+from schmier.protocol import ClientFrame
+from schmier.rooms.actor import Peer, RoomActor, RoomGone
+from schmier.rooms.codes import new_code
+from schmier.rooms.record import RoomRecord
+from schmier.store import LeaseLost, RoomStore, StoreError
 
 if TYPE_CHECKING:
-    from app.cluster import Follower, Node
+    from schmier.cluster import Follower, Node
 
 RETRIES = 5
 """Attempts to reach a room whose actor stops under our feet (idle, or failing to load)."""
@@ -108,7 +108,7 @@ class Rooms:
         node = self.node
         if node is None:
             return await self._load(code)
-        from app.cluster import Follower
+        from schmier.cluster import Follower
 
         for _ in range(OPEN_ATTEMPTS):
             lease = await node.acquire(code)

@@ -6,9 +6,9 @@ imports Redis directly and runs unchanged with or without it.
 
 from __future__ import annotations
 
-from app.store.base import LeaseLost, RoomStore, Stored, StoreError, VersionConflict
-from app.store.memory import MemoryStore
-from app.store.redis import RedisStore
+from schmier.store.base import LeaseLost, RoomStore, Stored, StoreError, VersionConflict
+from schmier.store.memory import MemoryStore
+from schmier.store.redis import RedisStore
 
 __all__ = [
     "LeaseLost",

@@ -20,15 +20,15 @@ import orjson
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from app.api.limits import TokenBucket
-from app.api.security import origin_allowed
-from app.config import Settings
-from app.logs import event, failure
-from app.metrics import Metrics
-from app.protocol import CloseCode, Hello, parse_client_frame
-from app.rooms import LiveRoom, Rooms, ShuttingDown, UnknownRoom
-from app.rooms.codes import normalise_code
-from app.store import StoreError
+from schmier.api.limits import TokenBucket
+from schmier.api.security import origin_allowed
+from schmier.config import Settings
+from schmier.logs import event, failure
+from schmier.metrics import Metrics
+from schmier.protocol import CloseCode, Hello, parse_client_frame
+from schmier.rooms import LiveRoom, Rooms, ShuttingDown, UnknownRoom
+from schmier.rooms.codes import normalise_code
+from schmier.store import StoreError
 
 OUTBOX = 512
 """Frames queued for one socket before it counts as unable to keep up."""

@@ -17,8 +17,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import RedisError
 
-from app.store.base import LeaseLost, Stored, StoreError, VersionConflict, check_commit_args
-from app.store.wire import RedisWire
+from schmier.store.base import LeaseLost, Stored, StoreError, VersionConflict, check_commit_args
+from schmier.store.wire import RedisWire
 
 # KEYS: room hash, log list. ARGV: snapshot, ttl in ms.
 # The log is cleared too: a leftover log of an earlier room with the same code must not
@@ -150,7 +150,7 @@ class RedisStore:
         )
         self._client: aioredis.Redis = aioredis.Redis(connection_pool=self._pool)
         # Commits, the one command every action makes, go through their own pipelined
-        # connection (see app/store/wire.py for why not through the pool).
+        # connection (see schmier/store/wire.py for why not through the pool).
         self._wire = RedisWire(url, timeout=10, connect_timeout=5)
         self._create = self._client.register_script(_CREATE)
         self._acquire = self._client.register_script(_ACQUIRE)

@@ -12,13 +12,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.routing import APIRoute
 
-from app import __version__, engine
-from app.api.limits import AddressLimiter
-from app.logs import event
-from app.protocol import CreateRoom, Joined, JoinRoom, RoomCreated, RoomInfo, protocol_schema
-from app.rooms import JoinRefused, Rooms, ShuttingDown, UnknownRoom
-from app.rooms.codes import normalise_code
-from app.store import StoreError
+from schmier import __version__, engine
+from schmier.api.limits import AddressLimiter
+from schmier.logs import event
+from schmier.protocol import CreateRoom, Joined, JoinRoom, RoomCreated, RoomInfo, protocol_schema
+from schmier.rooms import JoinRefused, Rooms, ShuttingDown, UnknownRoom
+from schmier.rooms.codes import normalise_code
+from schmier.store import StoreError
 
 
 def _printable(value: Any) -> Any:
@@ -197,7 +197,7 @@ async def protocol_json() -> dict[str, Any]:
 
 def web_directory() -> Path | None:
     """The browser client: inside the installed package, else the repository's `web/`."""
-    import app as package
+    import schmier as package
 
     here = Path(package.__file__).parent
     for candidate in (here / "web", here.parent / "web"):

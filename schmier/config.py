@@ -1,6 +1,6 @@
 """Server settings, read from `SCHMIER_*` environment variables.
 
-One pydantic-settings class so that `python -m app`, the tests and a container all
+One pydantic-settings class so that `python -m schmier`, the tests and a container all
 configure the server the same way, and so that a bad value fails at start-up with a
 clear message instead of halfway through a game. Every field is documented in
 `docs/configuration.md` (a test keeps the two in step).

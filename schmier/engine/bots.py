@@ -29,7 +29,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from app.engine.cardsense import (
+from schmier.engine.cardsense import (
     LOW_RANK,
     RANKS,
     SUITS,

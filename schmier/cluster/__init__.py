@@ -6,7 +6,7 @@ leases); `Follower` serves a room owned by another instance to this instance's s
 
 from __future__ import annotations
 
-from app.cluster.follower import Follower
-from app.cluster.node import Node, default_instance_id, instance_of
+from schmier.cluster.follower import Follower
+from schmier.cluster.node import Node, default_instance_id, instance_of
 
 __all__ = ["Follower", "Node", "default_instance_id", "instance_of"]

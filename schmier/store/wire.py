@@ -30,7 +30,7 @@ from typing import Any
 import hiredis
 from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
 
-from app.store.base import StoreError
+from schmier.store.base import StoreError
 
 
 class ReplyError(StoreError):

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import orjson
 
-from app import engine
+from schmier import engine
 
 SeatKind = Literal["human", "bot", "empty"]
 SNAPSHOT_FORMAT = 1

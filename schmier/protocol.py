@@ -16,6 +16,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from schmier.engine import MAX_DISCARD, Action
+from schmier.engine.cards import CARD_INDEX, SUITS
+
 Variant = Literal["schmier6", "schmier5", "wisconsin4"]
 Suit = Literal["S", "H", "D", "C"]
 Card = Annotated[str, Field(pattern=r"^(?:[2-9TJQKA][SHDC]|X[12])$")]
@@ -102,11 +105,18 @@ class Bid(_Frame):
     type: Literal["bid"]
     amount: int
 
+    def action(self) -> Action:
+        """The engine's action (the frame is already valid: nothing is checked twice)."""
+        return Action("bid", self.amount)
+
 
 class Pass(_Frame):
     """Pass in the bidding."""
 
     type: Literal["pass"]
+
+    def action(self) -> Action:
+        return Action("pass")
 
 
 class Trump(_Frame):
@@ -115,12 +125,18 @@ class Trump(_Frame):
     type: Literal["trump"]
     suit: Suit
 
+    def action(self) -> Action:
+        return Action("trump", SUITS.index(self.suit))
+
 
 class Discard(_Frame):
     """Discard these cards (within the `min`..`max` of the legal template)."""
 
     type: Literal["discard"]
-    cards: list[Card] = Field(max_length=20)
+    cards: list[Card] = Field(max_length=MAX_DISCARD)
+
+    def action(self) -> Action:
+        return Action("discard", tuple(CARD_INDEX[c] for c in self.cards))
 
 
 class Call(_Frame):
@@ -129,6 +145,9 @@ class Call(_Frame):
     type: Literal["call"]
     card: Card | None
 
+    def action(self) -> Action:
+        return Action("call", None if self.card is None else CARD_INDEX[self.card])
+
 
 class Play(_Frame):
     """Play a card to the trick."""
@@ -136,11 +155,17 @@ class Play(_Frame):
     type: Literal["play"]
     card: Card
 
+    def action(self) -> Action:
+        return Action("play", CARD_INDEX[self.card])
+
 
 class Rematch(_Frame):
     """After the game: a new game with the same seats."""
 
     type: Literal["rematch"]
+
+    def action(self) -> Action:
+        return Action("rematch")
 
 
 class Leave(_Frame):
@@ -169,22 +194,16 @@ ClientFrame = Annotated[
     Field(discriminator="type"),
 ]
 CLIENT_FRAME: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
-CLIENT_TYPES: tuple[str, ...] = (
-    "hello", "chat", "add_bot", "remove_bot", "start", "bid", "pass", "trump",
-    "discard", "call", "play", "rematch", "leave",
-)  # fmt: skip
-ENGINE_ACTIONS = frozenset({"bid", "pass", "trump", "discard", "call", "play", "rematch"})
-LOBBY_ACTIONS = frozenset({"add_bot", "remove_bot", "start"})
+ActionFrame = Bid | Pass | Trump | Discard | Call | Play | Rematch
+"""The frames that are engine actions: each turns into its `Action` with `.action()`."""
+ACTION_FRAMES: tuple[type[ActionFrame], ...] = ActionFrame.__args__
+CLIENT_TYPES: tuple[str, ...] = tuple(CLIENT_FRAME.json_schema()["discriminator"]["mapping"])
+"""The `type` of every client frame, read off the union (never a list kept by hand)."""
 
 
 def parse_client_frame(text: str | bytes) -> ClientFrame:
     """The frame as a model; raises `pydantic.ValidationError` for anything else."""
     return CLIENT_FRAME.validate_json(text)
-
-
-def action_dict(frame: BaseModel) -> dict[str, Any]:
-    """The frame as the JSON object the engine takes (`{"type": "play", "card": "AS"}`)."""
-    return frame.model_dump(mode="json")
 
 
 # ----------------------------------------------------------------- the view

@@ -58,7 +58,8 @@ def test_the_schema_covers_the_api(api_schema: schemathesis.schemas.BaseSchema) 
     """The fuzzing below is only as wide as the document: every API route is in it."""
     paths = set(api_schema.raw_schema["paths"])
     assert {"/api/rooms", "/api/rooms/{code}", "/api/rooms/{code}/join"} <= paths
-    assert {"/healthz", "/metrics", "/api/protocol.json"} <= paths
+    assert {"/healthz", "/metrics", "/api/protocol.json", "/api/variants"} <= paths
+    assert "/api/version" in paths
 
 
 EXAMPLES = 50

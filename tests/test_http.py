@@ -226,3 +226,32 @@ async def test_a_running_server_collects_garbage_on_its_own_schedule(
     found = re.search(r'^schmier_gc_pause_seconds_count\{generation="0"\} ([0-9.e+]+)$', text, re.M)
     assert found is not None and float(found.group(1)) >= 2
     assert not gc.isenabled()  # the test server runs in this process
+
+
+async def test_the_games_are_served_as_data(http: httpx.AsyncClient) -> None:
+    """`GET /api/variants`: the rule book a client or bot reads instead of game names."""
+    answer = await http.get("/api/variants")
+    assert answer.status_code == 200
+    books = {book["name"]: book for book in answer.json()}
+    assert list(books) == ["schmier6", "schmier5", "wisconsin4"]
+    six, five, four = books["schmier6"], books["schmier5"], books["wisconsin4"]
+    # Hand-worked from RULES.md: spades trump in the Schmier games has the jack of clubs
+    # (the left bauer) under the jack of spades and the joker at the bottom; wisconsin4
+    # has no left bauer, stops at the 7 and ends with both jokers.
+    assert six["trump_order"]["S"] == [
+        "AS", "KS", "QS", "JS", "JC", "TS", "9S", "8S", "7S", "6S", "5S", "4S", "3S", "2S", "X1",
+    ]  # fmt: skip
+    assert five["trump_order"]["H"][-3:] == ["5H", "4H", "X1"]
+    assert four["trump_order"]["D"] == ["AD", "KD", "QD", "JD", "TD", "9D", "8D", "7D", "X1", "X2"]
+    assert four["plain_order"] == ["A", "K", "Q", "J", "T", "9", "8", "7"]
+    assert (six["seats"], five["seats"], four["seats"]) == (6, 5, 4)
+    assert len(six["deck"]) == 53 and len(five["deck"]) == 45 and len(four["deck"]) == 34
+    assert five["fixed_teams"] is False and five["called_partner"] is True
+    assert six["points"] == ["high", "low", "right", "left", "joker", "game"]
+    assert four["points"] == ["high", "low", "jack", "joker1", "joker2", "game"]
+    assert (six["discards"], four["discards"]) == ("all", "bidder")
+    assert four["bids"] == {"min": 2, "max": 6} and six["bids"] == {"min": 3, "max": 6}
+    for name, book in books.items():
+        # The rules listed are exactly those a room of that game accepts, defaults and all.
+        created = await http.post("/api/rooms", json={"variant": name})
+        assert {rule["name"]: rule["default"] for rule in book["rules"]} == created.json()["rules"]

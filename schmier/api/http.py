@@ -189,6 +189,13 @@ async def metrics(request: Request) -> Response:
     return PlainTextResponse(body, media_type="text/plain; version=0.0.4; charset=utf-8")
 
 
+@router.get("/api/variants")
+async def variants() -> list[dict[str, Any]]:
+    """The rule book of every game (deck, sides, points, trump orders, house rules), so a
+    client or a bot reads the games as data instead of knowing them by name."""
+    return engine.describe_all()
+
+
 @router.get("/api/protocol.json")
 async def protocol_json() -> dict[str, Any]:
     """JSON Schema of every frame and HTTP body."""

@@ -6,6 +6,8 @@ docs/architecture.md for the contract the server, the bots and the tests rely on
 
 from __future__ import annotations
 
+from .actions import MAX_DISCARD, Action, parse_action
+from .description import describe, describe_all
 from .errors import EngineError, IllegalAction, MalformedAction, NotYourTurn, RulesError
 from .game import (
     apply,
@@ -42,9 +44,11 @@ def teams(variant: str) -> list[list[int]]:
 
 
 __all__ = [
+    "MAX_DISCARD",
     "PHASES",
     "PRIVATE_KEYS",
     "VARIANTS",
+    "Action",
     "EngineError",
     "IllegalAction",
     "LastHand",
@@ -57,6 +61,8 @@ __all__ = [
     "card_places",
     "deal",
     "default_rules",
+    "describe",
+    "describe_all",
     "full_deck",
     "get_variant",
     "legal_actions",
@@ -64,6 +70,7 @@ __all__ = [
     "make_rules",
     "needs_deal",
     "new_game",
+    "parse_action",
     "private_view",
     "public_view",
     "rematch",

@@ -12,10 +12,12 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from . import bidding, drawing, partner, play, trump
-from .cards import CARD_INDEX, CARD_NAMES, SUITS, cards_of
+from .actions import Action, as_action, cards_of
+from .cards import CARD_NAMES
+from .cards import cards_of as cards_in
 from .dealing import check_deck
 from .dealing import deal as _deal
-from .errors import IllegalAction, MalformedAction, NotYourTurn
+from .errors import IllegalAction, NotYourTurn
 from .state import State, new_game
 from .variants import Rules
 
@@ -30,72 +32,6 @@ PHASE_OF = {
     "rematch": "game_over",
 }
 
-#: The fields each action carries besides "type": frames with others are malformed.
-FIELDS: dict[str, frozenset[str]] = {
-    "bid": frozenset({"type", "amount"}),
-    "pass": frozenset({"type"}),
-    "trump": frozenset({"type", "suit"}),
-    "discard": frozenset({"type", "cards"}),
-    "call": frozenset({"type", "card"}),
-    "play": frozenset({"type", "card"}),
-    "rematch": frozenset({"type"}),
-    "deal": frozenset({"type", "deck"}),
-}
-
-MAX_DISCARD = 32
-_PLAY_FIELDS = FIELDS["play"]
-
-
-def _card(value: Any) -> int:
-    c = CARD_INDEX.get(value) if isinstance(value, str) else None
-    if c is not None:
-        return c
-    if not isinstance(value, str) or value.upper() not in CARD_INDEX:
-        raise MalformedAction(f"{value!r} is not a card (write rank then suit, like 'AS')")
-    return CARD_INDEX[value.upper()]
-
-
-def _parse(action: Any) -> tuple[str, Any]:
-    """(type, argument) of a protocol action; MalformedAction when its shape is wrong."""
-    if type(action) is not dict and not isinstance(action, Mapping):
-        raise MalformedAction("an action must be a JSON object")
-    kind = action.get("type")
-    if kind == "play" and action.keys() == _PLAY_FIELDS:
-        # The action of four in five: the fast path.
-        return kind, _card(action["card"])
-    if not isinstance(kind, str) or kind not in FIELDS:
-        raise MalformedAction(f"unknown action type {kind!r}")
-    fields = FIELDS[kind]
-    if fields is None:
-        raise MalformedAction(f"unknown action type {kind!r}")
-    if action.keys() != fields:
-        raise MalformedAction(f"a {kind!r} action has exactly the fields {sorted(fields)}")
-    if kind == "bid":
-        amount = action["amount"]
-        if not isinstance(amount, int) or isinstance(amount, bool):
-            raise MalformedAction("a bid amount must be a whole number")
-        return kind, amount
-    if kind == "trump":
-        suit = action["suit"]
-        if not isinstance(suit, str) or suit.upper() not in SUITS or len(suit) != 1:
-            raise MalformedAction("a suit is one of 'S', 'H', 'D', 'C'")
-        return kind, SUITS.index(suit.upper())
-    if kind == "discard":
-        cards = action["cards"]
-        if not isinstance(cards, list) or len(cards) > MAX_DISCARD:
-            raise MalformedAction("a discard's cards must be a list of cards")
-        return kind, [_card(c) for c in cards]
-    if kind == "call":
-        return kind, None if action["card"] is None else _card(action["card"])
-    if kind == "play":
-        return kind, _card(action["card"])
-    if kind == "deal":
-        deck = action["deck"]
-        if not isinstance(deck, list):
-            raise MalformedAction("a deal's deck must be a list of cards")
-        return kind, [_card(c) for c in deck]
-    return kind, None
-
 
 _APPLY: dict[str, Callable[[State, int, Any], State]] = {
     "bid": bidding.apply,
@@ -107,13 +43,15 @@ _APPLY: dict[str, Callable[[State, int, Any], State]] = {
 }
 
 
-def apply(state: State, seat: int | None, action: Mapping[str, Any]) -> State:
+def apply(state: State, seat: int | None, action: Action | Mapping[str, Any]) -> State:
     """The state after `seat` (None: the dealer's shuffle, a chance action) does `action`.
 
-    Raises MalformedAction, NotYourTurn or IllegalAction, and then nothing has changed
-    (states are immutable, so there is nothing to roll back).
+    `action` is an `Action`, or a protocol object, which is parsed first (the validating
+    entry point for untrusted input). Raises MalformedAction, NotYourTurn or
+    IllegalAction, and then nothing has changed (states are immutable, so there is
+    nothing to roll back).
     """
-    kind, arg = _parse(action)
+    kind, arg = as_action(action)
     if kind == "deal":
         if seat is not None:
             raise IllegalAction("only the server deals")
@@ -133,7 +71,7 @@ def apply(state: State, seat: int | None, action: Mapping[str, Any]) -> State:
 
 def deal(state: State, deck: Iterable[str]) -> State:
     """The chance action: deal `deck` (a permutation of `full_deck`)."""
-    return apply(state, None, {"type": "deal", "deck": list(deck)})
+    return apply(state, None, Action("deal", cards_of(list(deck), "a deal's deck")))
 
 
 def rematch(state: State) -> State:
@@ -203,10 +141,10 @@ def card_places(state: State) -> dict[str, str]:
         places[name] = place
 
     for seat, hand in enumerate(state.hands):
-        for c in cards_of(hand):
+        for c in cards_in(hand):
             put(c, f"hand:{seat}")
     for seat, discards in enumerate(state.discards):
-        for c in cards_of(discards):
+        for c in cards_in(discards):
             put(c, f"discard:{seat}")
     for c in state.stock:
         put(c, "stock")

@@ -132,23 +132,76 @@ class Rules:
 JOKER_ORDERS = ("first_high", "second_high")
 
 
+@dataclass(frozen=True, slots=True)
+class RuleSpec:
+    """One house rule: its name, the values it takes, and the games it applies to.
+
+    The one table of house rules: `make_rules` validates with it, `rules_to_json` writes
+    it, and `describe` publishes it (the client builds its room form from that), so a
+    new rule is one entry here plus the field of `Rules`.
+    """
+
+    name: str
+    #: "int", "bool" or "choice".
+    kind: str
+    #: The default per variant (and whether the rule applies: a variant not listed has
+    #: the rule fixed at None).
+    defaults: Mapping[str, Any]
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def check(self, value: Any) -> Any:
+        """`value` if it is allowed, else RulesError saying what is."""
+        name = self.name
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise RulesError(f"rule {name!r} must be true or false")
+        elif self.kind == "int":
+            assert self.low is not None and self.high is not None
+            ok = isinstance(value, int) and not isinstance(value, bool)
+            if not ok or not self.low <= value <= self.high:
+                raise RulesError(
+                    f"rule {name!r} must be a whole number from {self.low} to {self.high}"
+                )
+        elif value not in self.choices:
+            raise RulesError(f"rule {name!r} must be one of {list(self.choices)}")
+        return value
+
+    def describe(self, variant: str) -> dict[str, Any]:
+        """The rule as `describe` publishes it for `variant`."""
+        out: dict[str, Any] = {"name": self.name, "type": self.kind}
+        if self.kind == "int":
+            out["min"], out["max"] = self.low, self.high
+        if self.kind == "choice":
+            out["choices"] = list(self.choices)
+        out["default"] = self.defaults[variant]
+        return out
+
+
+_ALL = tuple(VARIANT_TABLE)
+_KITTY = tuple(v.name for v in VARIANT_TABLE.values() if v.kitty_draw)
+
+RULE_SPECS: tuple[RuleSpec, ...] = (
+    RuleSpec("target", "int", dict.fromkeys(_ALL, 21), low=5, high=99),
+    RuleSpec("stick_the_dealer", "bool", dict.fromkeys(_ALL, False)),
+    # wisconsin4's rules say "follow suit or trump": on by default there.
+    RuleSpec("trump_anytime", "bool", {n: n in _KITTY for n in _ALL}),
+    RuleSpec("kitty", "int", dict.fromkeys(_KITTY, 2), low=0, high=3),
+    RuleSpec("joker_order", "choice", dict.fromkeys(_KITTY, "first_high"), choices=JOKER_ORDERS),
+)
+_SPEC = {spec.name: spec for spec in RULE_SPECS}
+
+
+def rule_specs(variant: str) -> tuple[RuleSpec, ...]:
+    """The house rules that apply to `variant`, in the order they are reported."""
+    get_variant(variant)
+    return tuple(spec for spec in RULE_SPECS if variant in spec.defaults)
+
+
 def default_rules(variant: str) -> Rules:
     """The rules a table gets when nobody changes anything."""
-    if get_variant(variant).kitty_draw:
-        return Rules(trump_anytime=True, kitty=2, joker_order="first_high")
-    return Rules()
-
-
-def _check_int(key: str, value: Any, low: int, high: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise RulesError(f"rule {key!r} must be a whole number from {low} to {high}")
-    return value
-
-
-def _check_bool(key: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise RulesError(f"rule {key!r} must be true or false")
-    return value
+    return Rules(**{spec.name: spec.defaults[variant] for spec in rule_specs(variant)})
 
 
 def make_rules(variant: str, overrides: Mapping[str, Any] | None = None) -> Rules:
@@ -158,48 +211,29 @@ def make_rules(variant: str, overrides: Mapping[str, Any] | None = None) -> Rule
     than silently ignored, because a table that thinks it plays with a kitty of 3 and
     does not would be a bug report.
     """
-    v = get_variant(variant)
-    base = default_rules(variant)
-    values: dict[str, Any] = {
-        "target": base.target,
-        "stick_the_dealer": base.stick_the_dealer,
-        "trump_anytime": base.trump_anytime,
-        "kitty": base.kitty,
-        "joker_order": base.joker_order,
-    }
+    specs = {spec.name: spec for spec in rule_specs(variant)}
+    values = {name: spec.defaults[variant] for name, spec in specs.items()}
     if overrides is None:
         overrides = {}
     if not isinstance(overrides, Mapping):
         raise RulesError("rules must be an object")
     for key, value in overrides.items():
-        if key == "target":
-            values[key] = _check_int(key, value, 5, 99)
-        elif key in ("stick_the_dealer", "trump_anytime"):
-            values[key] = _check_bool(key, value)
-        elif key in ("kitty", "joker_order"):
-            if not v.kitty_draw:
+        spec = specs.get(key)
+        if spec is None:
+            if key in _SPEC:
                 raise RulesError(f"rule {key!r} does not apply to {variant}")
-            if key == "kitty":
-                values[key] = _check_int(key, value, 0, 3)
-            elif value not in JOKER_ORDERS:
-                raise RulesError(f"rule 'joker_order' must be one of {list(JOKER_ORDERS)}")
-            else:
-                values[key] = value
-        else:
             raise RulesError(f"unknown rule {key!r}")
+        values[key] = spec.check(value)
     return Rules(**values)
 
 
 def rules_to_json(rules: Rules) -> dict[str, Any]:
     """The protocol's `rules` object: every rule of the variant, none of the others."""
-    out: dict[str, Any] = {
-        "target": rules.target,
-        "stick_the_dealer": rules.stick_the_dealer,
-        "trump_anytime": rules.trump_anytime,
-    }
-    if rules.kitty is not None:
-        out["kitty"] = rules.kitty
-        out["joker_order"] = rules.joker_order
+    out: dict[str, Any] = {}
+    for spec in RULE_SPECS:
+        value = getattr(rules, spec.name)
+        if value is not None:
+            out[spec.name] = value
     return out
 
 

@@ -39,7 +39,7 @@ from schmier.engine import bots
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import (
-    ENGINE_ACTIONS,
+    ACTION_FRAMES,
     AddBot,
     Chat,
     ClientFrame,
@@ -47,7 +47,6 @@ from schmier.protocol import (
     Leave,
     RemoveBot,
     Start,
-    action_dict,
     parse_client_frame,
 )
 from schmier.rooms.codes import hash_token, new_token, token_matches
@@ -183,12 +182,6 @@ class _Stop:
 
 
 _Message = _Connect | _Join | _Frame | _Disconnect | _Stop | _Remote | _Gone
-
-_ENGINE_ERRORS: tuple[tuple[type[Exception], str], ...] = (
-    (engine.NotYourTurn, "not_your_turn"),
-    (engine.IllegalAction, "illegal"),
-    (engine.MalformedAction, "bad_message"),
-)
 
 
 def _error_frame(code: str, message: str) -> bytes:
@@ -765,8 +758,8 @@ class RoomActor:
             await self._leave(seat)
         elif isinstance(frame, AddBot | RemoveBot | Start):
             await self._lobby(seat, frame)
-        elif kind in ENGINE_ACTIONS:
-            await self._act(seat, action_dict(frame))
+        elif isinstance(frame, ACTION_FRAMES):
+            await self._act(seat, frame.action())
         else:  # pragma: no cover - the union above is exhaustive
             raise Refused("bad_message", f"unknown frame type {kind}")
 
@@ -829,18 +822,15 @@ class RoomActor:
             await self._deal(state, [], first_dealer=dealer)
             event("room.start", room=self.code, dealer=dealer)
 
-    async def _act(self, seat: int, action: dict[str, Any]) -> None:
+    async def _act(self, seat: int, action: engine.Action) -> None:
         state = self.record.state
         if state is None:
             raise Refused("illegal", "the game has not started")
         try:
             new_state = engine.apply(state, seat, action)
         except engine.EngineError as exc:
-            for cls, code in _ENGINE_ERRORS:
-                if isinstance(exc, cls):
-                    raise Refused(code, str(exc)) from None
-            raise Refused("bad_message", str(exc)) from None
-        await self._deal(new_state, [log_entry(seat, action)])
+            raise Refused(exc.code, str(exc)) from None
+        await self._deal(new_state, [log_entry(seat, action.to_json())])
 
     async def _deal(
         self,

@@ -12,6 +12,7 @@ from schmier import __version__
 from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.security import SecurityHeaders
 from schmier.api.ws import websocket_endpoint
+from schmier.cluster import Node
 from schmier.collector import Collector
 from schmier.config import Settings
 from schmier.logs import configure, event
@@ -34,13 +35,12 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     )
     metrics = Metrics()
     rooms = Rooms(the_store, settings, metrics)
+    node: Node | None = None
     if isinstance(the_store, RedisStore):
         # Redis may be shared by several instances: rooms are owned through leases and
         # reach each other's sockets over the bus (docs/scaling.md). One instance alone
         # works the same way, it simply always gets the lease.
-        from schmier.cluster import Node
-
-        rooms.node = Node(the_store, settings, rooms)
+        node = rooms.opener = Node(the_store, settings, rooms)
 
     collector = Collector(settings.gc_step_ms / 1000, settings.gc_full_seconds, metrics.gc_pauses)
 
@@ -49,16 +49,16 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         event("server.start", store=type(the_store).__name__)
         try:
             collector.start()
-            if rooms.node is not None:
-                await rooms.node.start()
+            if node is not None:
+                await node.start()
             yield
         finally:
             await collector.aclose()
             # Stopping the actors frees their leases and tells the instances following
             # their rooms, which take them over at once (a graceful hand-over).
             await rooms.stop_all()
-            if rooms.node is not None:
-                await rooms.node.aclose()
+            if node is not None:
+                await node.aclose()
             if own_store:
                 await the_store.aclose()
             event("server.stop")

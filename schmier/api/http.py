@@ -13,7 +13,7 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.routing import APIRoute
 
 from schmier import __version__, engine
-from schmier.api.limits import AddressLimiter
+from schmier.limits import AddressLimiter
 from schmier.logs import event
 from schmier.protocol import CreateRoom, Joined, JoinRoom, RoomCreated, RoomInfo, protocol_schema
 from schmier.rooms import JoinRefused, Rooms, ShuttingDown, UnknownRoom

@@ -16,18 +16,18 @@ import contextlib
 from collections.abc import Coroutine
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from schmier.api.limits import TokenBucket
 from schmier.api.security import origin_allowed
 from schmier.config import Settings
+from schmier.limits import TokenBucket
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import CloseCode, Hello, parse_client_frame
 from schmier.rooms import LiveRoom, Rooms, ShuttingDown, UnknownRoom
 from schmier.rooms.codes import normalise_code
+from schmier.rooms.peers import error_frame
 from schmier.store import StoreError
 
 OUTBOX = 512
@@ -36,10 +36,6 @@ OUTBOX = 512
 _CLOSE = object()
 _RESUME = object()
 _STOP = object()
-
-
-def _error(code: str, message: str) -> bytes:
-    return orjson.dumps({"type": "error", "code": code, "message": message})
 
 
 async def _finish(coro: Coroutine[Any, Any, None], awaited: Any) -> None:
@@ -66,6 +62,9 @@ async def _finish(coro: Coroutine[Any, Any, None], awaited: Any) -> None:
 
 class SocketPeer:
     """One connection as a room sees it: a seat and a non-blocking `send`."""
+
+    instance: None = None
+    """A socket of this instance (the `Peer` protocol: None means local)."""
 
     def __init__(self, ws: WebSocket) -> None:
         self.seat: int | None = None
@@ -222,14 +221,26 @@ class _Limiter:
         if self.strikes > self.max_strikes:
             peer.close(CloseCode.POLICY_VIOLATION, "rate limit")
         else:
-            peer.send(_error("rate_limited", "too many frames; slow down"))
+            peer.send(error_frame("rate_limited", "too many frames; slow down"))
         return False
 
 
 async def _serve(
     ws: WebSocket, peer: SocketPeer, raw_code: str, settings: Settings, rooms: Rooms
 ) -> LiveRoom | None:
-    """The life of one connection; returns the actor it was seated in, if any."""
+    """The life of one connection; returns the room it was seated in, if any."""
+    code = await _find_room(peer, raw_code, rooms)
+    if code is None:
+        return None
+    limiter = _Limiter(settings)
+    room = await _await_hello(ws, peer, code, settings, rooms, limiter)
+    if room is not None:
+        await _relay_frames(ws, peer, room, limiter)
+    return room
+
+
+async def _find_room(peer: SocketPeer, raw_code: str, rooms: Rooms) -> str | None:
+    """The room's code if it exists (its actor loaded); else the socket is closed."""
     code = normalise_code(raw_code)
     try:
         found = None if code is None else await rooms.get(code)
@@ -242,64 +253,84 @@ async def _serve(
     if code is None or found is None:
         peer.close(CloseCode.UNKNOWN_ROOM, "unknown room")
         return None
-    limiter = _Limiter(settings)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + settings.hello_timeout
-    actor: LiveRoom | None = None
-    while actor is None:
+    return code
+
+
+async def _await_hello(
+    ws: WebSocket,
+    peer: SocketPeer,
+    code: str,
+    settings: Settings,
+    rooms: Rooms,
+    limiter: _Limiter,
+) -> LiveRoom | None:
+    """Wait for the hello and seat the socket; None when it never came or was refused."""
+    deadline = asyncio.get_running_loop().time() + settings.hello_timeout
+    while True:
         try:
             async with asyncio.timeout_at(deadline):
                 text = await _receive_text(ws, peer)
         except TimeoutError:
             peer.close(CloseCode.HELLO_TIMEOUT, "no hello")
             return None
-        if text is None or not limiter.allow(peer):
-            if peer.closing or text is None:
+        if text is None:
+            return None
+        if not limiter.allow(peer):
+            if peer.closing:
                 return None
             continue
         try:
             frame = parse_client_frame(text)
         except ValidationError:
-            peer.send(_error("bad_message", "not a protocol frame; say hello first"))
+            peer.send(error_frame("bad_message", "not a protocol frame; say hello first"))
             continue
         if not isinstance(frame, Hello):
-            peer.send(_error("bad_message", "the first frame must be hello"))
+            peer.send(error_frame("bad_message", "the first frame must be hello"))
             continue
-        try:
-            actor = await rooms.connect(code, peer, frame.token)
-        except UnknownRoom:
-            peer.close(CloseCode.UNKNOWN_ROOM, "unknown room")
-            return None
-        except ShuttingDown:
-            peer.close(CloseCode.SERVICE_RESTART)
-            return None
-        except Exception:
-            peer.close(CloseCode.INTERNAL_ERROR, "room unavailable")
-            return None
-        if actor is None:
-            peer.close(CloseCode.BAD_TOKEN, "bad token")
-            return None
+        return await _seat(peer, code, rooms, frame.token)
+
+
+async def _seat(peer: SocketPeer, code: str, rooms: Rooms, token: str | None) -> LiveRoom | None:
+    """Seat the socket by its hello's token; close it with the reason when that fails."""
+    try:
+        room = await rooms.connect(code, peer, token)
+    except UnknownRoom:
+        peer.close(CloseCode.UNKNOWN_ROOM, "unknown room")
+        return None
+    except ShuttingDown:
+        peer.close(CloseCode.SERVICE_RESTART)
+        return None
+    except Exception:
+        peer.close(CloseCode.INTERNAL_ERROR, "room unavailable")
+        return None
+    if room is None:
+        peer.close(CloseCode.BAD_TOKEN, "bad token")
+    return room
+
+
+async def _relay_frames(ws: WebSocket, peer: SocketPeer, room: LiveRoom, limiter: _Limiter) -> None:
+    """Hand every frame of a seated socket to its room until the socket closes."""
     while True:
         text = await _receive_text(ws, peer)
         if text is None:
-            return actor
+            return
         if not limiter.allow(peer):
             if peer.closing:
-                return actor
+                return
             continue
         try:
             frame = parse_client_frame(text)
         except ValidationError as exc:
-            peer.send(_error("bad_message", _describe(exc)))
+            peer.send(error_frame("bad_message", _describe(exc)))
             continue
-        if actor.closed:
+        if room.closed:
             peer.close(CloseCode.SERVICE_RESTART)
-            return actor
+            return
         try:
-            await actor.frame(peer, frame)
+            await room.frame(peer, frame, text)
         except Exception:
             peer.close(CloseCode.SERVICE_RESTART)
-            return actor
+            return
 
 
 def _describe(exc: ValidationError) -> str:

@@ -5,43 +5,40 @@ Redis does all the distributed work; nothing here votes or gossips:
 - **Ownership.** A live room has one owner, the instance holding the room's lease
   (`SET {prefix}lease:{code} <instance>:<fence> NX PX <lease_ms>`, the fence from
   `INCR {prefix}fence:{code}`). The owner renews all its leases every third of the lease
-  time in one pipeline; every commit carries the lease value and the store refuses it
-  once the key holds anything else, so an owner that lost its lease never writes again.
-- **The bus.** Every instance subscribes to one pub/sub channel of its own,
-  `{prefix}bus:<instance>`. An instance with sockets in a room it does not own sends
-  their operations (hello, frames, disconnections, joins) to the owner's channel (the
-  owner's name is in the lease value); the owner sends each accepted change (the new
-  snapshot and `seq`) to the channels of the instances holding the room's sockets,
-  which build their own sockets' views. One publisher task sends everything in order,
-  and Redis delivers one connection's messages in order, so a `done` never overtakes
-  the state it follows.
+  time; every commit carries the lease value and the store refuses it once the key holds
+  anything else, so an owner that lost its lease never writes again.
+- **The bus** (`bus.py`). Every instance subscribes to one pub/sub channel of its own,
+  `{prefix}bus:<instance>`. An instance with sockets in a room it does not own follows
+  it (`follower.py`): it sends their operations to the owner's channel (the owner's name
+  is in the lease value); the owner (`remote.py`) sends each accepted change to the
+  channels of the instances holding the room's sockets. One publisher task sends
+  everything in order, and Redis delivers one connection's messages in order, so a
+  `Done` never overtakes the state it follows.
 - **Failure detection.** PUBLISH answers how many subscribers got a message: 0 means
-  the target instance is gone. Owners also ask `PUBSUB NUMSUB` for the channels of the
+  the target instance is gone. Owners also ask how many listen on the channels of the
   instances holding their sockets at every renewal, and followers watch the lease.
+
+The node is the registry's `RoomOpener` (own the room or follow its owner) and every
+owning actor's `Link`; it reaches Redis only through the store's API.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import os
 import secrets
 import socket
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
-import orjson
-from redis.exceptions import RedisError
-
+from schmier.cluster import bus, remote
+from schmier.cluster.follower import Follower
+from schmier.cluster.hub import Served, instance_of
 from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.rooms.actor import RoomActor
+from schmier.rooms.registry import LiveRoom, Rooms, ShuttingDown
 from schmier.store import RedisStore, StoreError
-
-if TYPE_CHECKING:
-    from schmier.cluster.follower import Follower
-    from schmier.rooms.registry import Rooms
 
 PUBLISH_BATCH = 256
 """Messages sent in one pipeline (in order) when the outbox has a backlog."""
@@ -52,6 +49,10 @@ RENEW_BATCH = 32
 DRAIN_SECONDS = 3.0
 """How long a stopping instance waits for its last messages (rooms handed over)."""
 
+OPEN_ATTEMPTS = 50
+"""Rounds of "take the lease, or follow its holder" before giving up (the lease can
+vanish between the two steps, when its owner stops at that very moment)."""
+
 
 def default_instance_id() -> str:
     """Host name, process id and a random suffix: unique without configuration."""
@@ -59,16 +60,11 @@ def default_instance_id() -> str:
     return f"{host[:40] or 'host'}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
-def instance_of(lease: str) -> str:
-    """The instance named in a lease value `instance:fence`."""
-    return lease.rpartition(":")[0]
-
-
 _Outgoing = tuple[str, bytes, Callable[[], None] | None]
 
 
 class Node:
-    """The cluster membership of one server process (kept on `rooms.node`)."""
+    """The cluster membership of one server process (the registry's `opener`)."""
 
     def __init__(self, store: RedisStore, settings: Settings, rooms: Rooms) -> None:
         self.instance = settings.instance_id or default_instance_id()
@@ -77,14 +73,14 @@ class Node:
         self.store = store
         self.rooms = rooms
         self.owned: dict[str, RoomActor] = {}
-        self._starting: dict[str, list[dict[str, Any]]] = {}
+        self.followers: dict[str, Follower] = {}
+        self._starting: dict[str, list[bus.Op]] = {}
         """Operations for rooms whose lease was just taken and whose actor is loading."""
         self._outbox: asyncio.Queue[_Outgoing] = asyncio.Queue()
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._first_try = asyncio.Event()
         """Set once the first subscription attempt succeeded or failed."""
-        self._stopping = False
 
     # ------------------------------------------------------------ life cycle
 
@@ -115,7 +111,6 @@ class Node:
 
     async def aclose(self) -> None:
         """Send what is queued (the hand-over notices), then stop the tasks."""
-        self._stopping = True
         try:
             async with asyncio.timeout(DRAIN_SECONDS):
                 await self._outbox.join()
@@ -128,6 +123,66 @@ class Node:
     def new_id(self) -> str:
         """An id unique across the cluster (operations, remote sockets)."""
         return f"{self.instance}:{next(self._ids)}"
+
+    # ------------------------------------------------------------ opening rooms
+
+    def serving(self, code: str) -> LiveRoom | None:
+        """The follower of a room owned elsewhere, if this instance runs one."""
+        return self.followers.get(code)
+
+    async def open(self, code: str) -> LiveRoom | None:
+        """Own the room (the lease was free) or follow its owner."""
+        for _ in range(OPEN_ATTEMPTS):
+            lease = await self.acquire(code)
+            if lease is not None:
+                return await self.own(code, lease)
+            holder = await self.holder(code)
+            if holder is None:
+                continue
+            if instance_of(holder) == self.instance and self.rooms.owned(code) is None:
+                # Our own lease without an actor: left by one that stopped; free it.
+                await self.store.release_lease(code, holder)
+                continue
+            stored = await self.store.load(code)
+            if stored is None:
+                return None
+            if self.rooms.closing:
+                raise ShuttingDown()
+            follower = Follower(code, stored, holder, node=self)
+            self.followers[code] = follower
+            return follower
+        raise StoreError(f"room {code}: its owner keeps changing")
+
+    async def own(self, code: str, lease: str) -> RoomActor | None:
+        """Start the actor of a room whose lease this instance just took.
+
+        The lease is given back when the room does not exist (or loading fails), so that
+        nobody waits for it to expire; operations already waiting go to the actor.
+        """
+        try:
+            actor = await self.rooms.start(code, lease=lease, link=self)
+        except BaseException:
+            self.abandon(code)
+            await self.store.release_lease(code, lease)
+            raise
+        if actor is None:
+            self.abandon(code)
+            await self.store.release_lease(code, lease)
+            return None
+        self.owned[code] = actor
+        for op in self._starting.pop(code, []):
+            actor.remote(op)
+        return actor
+
+    def forget(self, served: Served) -> None:
+        """A follower stopped (or became the owner): route its room's messages no more."""
+        if self.followers.get(served.code) is served:
+            del self.followers[served.code]
+
+    async def close(self) -> None:
+        """Stop following every room (the server stops)."""
+        followers = list(self.followers.values())
+        await asyncio.gather(*(f.close() for f in followers), return_exceptions=True)
 
     # ------------------------------------------------------------ leases
 
@@ -155,39 +210,15 @@ class Node:
     async def listening(self, instance: str) -> bool:
         """Whether `instance` is subscribed to its channel (alive, as far as Redis knows)."""
         try:
-            counts: Any = await self.store.client.pubsub_numsub(self.channel(instance))
-        except (RedisError, OSError):
+            counts = await self.store.subscribers([self.channel(instance)])
+        except StoreError:
             return True  # unknown: assume alive, the lease decides in the end
-        return bool(counts) and int(counts[0][1]) > 0
-
-    def own(self, actor: RoomActor) -> None:
-        """Renew `actor`'s lease from now on and route its forwarded operations to it."""
-        self.owned[actor.code] = actor
-        for op in self._starting.pop(actor.code, []):
-            actor.remote(op)
+        return counts.get(self.channel(instance), 0) > 0
 
     def abandon(self, code: str) -> None:
         """The lease was taken but the room not opened: send its waiting senders back."""
         for op in self._starting.pop(code, []):
-            self.send(str(op["from"]), {"t": "released", "room": code})
-
-    async def finished(self, actor: RoomActor, *, lost: bool, instances: set[str]) -> None:
-        """An owned actor stopped: free its lease at once and tell its followers.
-
-        Freeing the lease (instead of letting it expire) is what makes a graceful
-        shutdown hand rooms over at once; the notice makes the followers take the
-        room (or find its new owner) without waiting for their next lease check.
-        """
-        if self.owned.get(actor.code) is actor:
-            del self.owned[actor.code]
-        if not lost and actor.lease is not None:
-            try:
-                await self.store.release_lease(actor.code, actor.lease)
-            except StoreError:
-                failure("cluster.release_failed", room=actor.code)
-        for instance in instances:
-            self.send(instance, {"t": "released", "room": actor.code})
-        event("room.released", room=actor.code, lost=lost, followers=len(instances))
+            self.send(op.sender, bus.Released(code))
 
     async def _renew(self) -> None:
         """Every third of the lease time: renew every lease, check the followers.
@@ -225,50 +256,62 @@ class Node:
             return
         channels = {self.channel(inst): inst for inst in wanted}
         try:
-            counts: Any = await self.store.client.pubsub_numsub(*channels)
-        except (RedisError, OSError):
+            counts = await self.store.subscribers(list(channels))
+        except StoreError:
             return
-        dead = set()
-        for name, count in counts:
-            channel = name.decode() if isinstance(name, bytes) else str(name)
-            if int(count) == 0 and channel in channels:
-                dead.add(channels[channel])
+        dead = {inst for channel, inst in channels.items() if counts.get(channel, 0) == 0}
         for actor in actors:
             for inst in actor.remote_instances() & dead:
                 event("cluster.instance_gone", room=actor.code, instance=inst)
                 actor.instance_gone(inst)
+
+    # ------------------------------------------------------------ an owner's link
+
+    async def handle(self, room: RoomActor, op: bus.Op) -> None:
+        await remote.handle(self, room, op)
+
+    async def gone(self, room: RoomActor, instance: str) -> None:
+        await remote.gone(self, room, instance)
+
+    def publish(self, room: RoomActor, instances: set[str], snapshot: bytes) -> None:
+        remote.publish(self, room, instances, snapshot)
+
+    async def finished(self, room: RoomActor, *, lost: bool, instances: set[str]) -> None:
+        """An owned actor stopped: free its lease at once and tell its followers.
+
+        Freeing the lease (instead of letting it expire) is what makes a graceful
+        shutdown hand rooms over at once; the notice makes the followers take the
+        room (or find its new owner) without waiting for their next lease check.
+        """
+        if self.owned.get(room.code) is room:
+            del self.owned[room.code]
+        if not lost and room.lease is not None:
+            try:
+                await self.store.release_lease(room.code, room.lease)
+            except StoreError:
+                failure("cluster.release_failed", room=room.code)
+        for instance in instances:
+            self.send(instance, bus.Released(room.code))
+        event("room.released", room=room.code, lost=lost, followers=len(instances))
 
     # ------------------------------------------------------------ the bus
 
     def send(
         self,
         instance: str,
-        message: dict[str, Any],
+        message: bus.Message,
         unreachable: Callable[[], None] | None = None,
     ) -> None:
         """Queue `message` for `instance`; `unreachable()` runs if nobody listens there."""
-        self._outbox.put_nowait((instance, orjson.dumps(message), unreachable))
+        self._outbox.put_nowait((self.channel(instance), bus.encode(message), unreachable))
 
     async def _publish(self) -> None:
-        client = self.store.client
         while True:
             batch = [await self._outbox.get()]
             while len(batch) < PUBLISH_BATCH and not self._outbox.empty():
                 batch.append(self._outbox.get_nowait())
             try:
-                for attempt in range(3):
-                    try:
-                        async with client.pipeline(transaction=False) as pipe:
-                            for instance, data, _ in batch:
-                                pipe.publish(self.channel(instance), data)
-                            counts: list[Any] = await pipe.execute()
-                        break
-                    except (RedisError, OSError):
-                        if attempt == 2:
-                            failure("cluster.publish_failed", messages=len(batch))
-                            counts = [None] * len(batch)
-                        else:
-                            await asyncio.sleep(0.1 * (attempt + 1))
+                counts = await self._publish_batch(batch)
                 for (_, _, unreachable), count in zip(batch, counts, strict=True):
                     if count == 0 and unreachable is not None:
                         unreachable()
@@ -276,40 +319,39 @@ class Node:
                 for _ in batch:
                     self._outbox.task_done()
 
+    async def _publish_batch(self, batch: list[_Outgoing]) -> list[int | None]:
+        """Publish in order, trying three times; None for each count when all failed."""
+        messages = [(channel, data) for channel, data, _ in batch]
+        for attempt in range(3):
+            try:
+                return list(await self.store.publish_many(messages))
+            except StoreError:
+                if attempt < 2:
+                    await asyncio.sleep(0.1 * (attempt + 1))
+        failure("cluster.publish_failed", messages=len(batch))
+        return [None] * len(batch)
+
     async def _listen(self) -> None:
         """Receive this instance's messages forever, resubscribing after a failure."""
-        channel = self.channel(self.instance)
         while True:
-            pubsub = self.store.client.pubsub(ignore_subscribe_messages=True)
             try:
-                try:
-                    await pubsub.subscribe(channel)
-                finally:
+                async with self.store.subscribe(self.channel(self.instance)) as messages:
                     self._first_try.set()
-                while True:
-                    message = await pubsub.get_message(timeout=None)
-                    if message is not None and message.get("type") == "message":
-                        self._dispatch(message["data"])
-            except asyncio.CancelledError:
-                raise
-            except (RedisError, OSError):
+                    while True:
+                        self._dispatch(await messages.next())
+            except StoreError:
+                self._first_try.set()
                 failure("cluster.listen_failed", instance=self.instance)
                 await asyncio.sleep(0.5)
-            finally:
-                # A closed pub/sub also drops the subscription, which is what makes
-                # PUBLISH and NUMSUB tell the others that this instance is gone.
-                with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     def _dispatch(self, data: bytes) -> None:
         try:
-            message: dict[str, Any] = orjson.loads(data)
-            kind = message["t"]
-            code = str(message["room"])
-        except (orjson.JSONDecodeError, KeyError, TypeError):
+            message = bus.decode(data)
+        except bus.BadMessage:
             failure("cluster.bad_message")
             return
-        if kind == "op":
+        code = message.room
+        if isinstance(message, bus.Op):
             actor = self.owned.get(code)
             starting = self._starting.get(code)
             if actor is None and starting is not None:
@@ -317,10 +359,10 @@ class Node:
                 return
             if actor is None or actor.closed:
                 # Not (or no longer) the owner here: the sender looks the owner up again.
-                self.send(str(message["from"]), {"t": "released", "room": code})
+                self.send(message.sender, bus.Released(code))
                 return
             actor.remote(message)
             return
-        follower: Follower | None = self.rooms.followers.get(code)
+        follower = self.followers.get(code)
         if follower is not None:
             follower.on_message(message)

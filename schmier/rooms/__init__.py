@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from schmier.rooms.actor import JoinRefused, Peer, Refused, RoomActor, RoomGone
-from schmier.rooms.registry import LiveRoom, Rooms, ShuttingDown, UnknownRoom
+from schmier.rooms.actor import RoomActor
+from schmier.rooms.peers import JoinRefused, Peer, Refused, RoomGone
+from schmier.rooms.registry import LiveRoom, RoomOpener, Rooms, ShuttingDown, UnknownRoom
 
 __all__ = [
     "JoinRefused",
@@ -12,6 +13,7 @@ __all__ = [
     "Refused",
     "RoomActor",
     "RoomGone",
+    "RoomOpener",
     "Rooms",
     "ShuttingDown",
     "UnknownRoom",

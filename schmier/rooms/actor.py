@@ -1,41 +1,35 @@
 """One actor per live room: the only code that changes a room.
 
-The actor is an asyncio task reading a bounded queue. It handles one thing at a time
-(a connection, a frame, a join, a disconnection, a timer), so the rules need no locks
-and every seat sees the same order of events. Each accepted change is committed to the
-store (compare-and-set on the version) **before** any view goes out, so nobody ever
-sees a state that a crash could take back; `seq` is the store version.
+The actor is an asyncio task reading its mailbox. It handles one thing at a time (a
+connection, a frame, a join, a disconnection, a timer), so the rules need no locks and
+every seat sees the same order of events. For each thing it asks `table` for the next
+record, commits that change to the store (compare-and-set on the version) and only then
+adopts it and sends every view, so nobody ever sees a state that a crash could take
+back; `seq` is the store version. A commit either succeeds or raises, and the code that
+asked for it alone decides what is sent then.
 
-Timers (bots, the pause between hands, autoplay for a silent player, the idle stop)
-are not separate tasks: the loop waits for its queue with a timeout equal to the next
-due time, which keeps every change of the room on this one task.
+Timers (bots, the pause between hands, autoplay for a silent player, the idle stop) come
+from the room's `Clock`: the loop waits for its mailbox until the next one is due.
 
-With several instances on one Redis (`schmier.cluster`) the actor runs only on the
-instance holding the room's lease, and every commit carries the lease value, so the
-store refuses it once the lease is gone (`LeaseLost`: the actor stops at once). Sockets
-on other instances appear here as `RemotePeer`s: their frames arrive as forwarded
-operations, and each accepted change is published to their instances as the new
-snapshot, from which those instances build their own sockets' views.
+With several instances on one Redis the actor runs only on the instance holding the
+room's lease, and every commit carries the lease value, so the store refuses it once the
+lease is gone (`LeaseLost`: the actor stops at once). Sockets on other instances are
+peers whose `instance` is set: the actor publishes each new snapshot to their instances
+through its `Link` (the cluster), which also brings their forwarded operations in.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import random
 import secrets
 import time
-import unicodedata
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import Any, Protocol
 
-import orjson
-
-from schmier import engine
 from schmier.config import Settings
-from schmier.engine import bots
+from schmier.limits import SlidingWindow
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import (
@@ -44,29 +38,29 @@ from schmier.protocol import (
     Chat,
     ClientFrame,
     CloseCode,
+    Hello,
     Leave,
     RemoveBot,
     Start,
-    parse_client_frame,
 )
-from schmier.rooms.codes import hash_token, new_token, token_matches
-from schmier.rooms.frames import StateFrames, room_view
-from schmier.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat, log_entry
+from schmier.rooms import autoplay, chat, table
+from schmier.rooms.clock import Clock
+from schmier.rooms.frames import LatestFrames
+from schmier.rooms.mailbox import (
+    Connect,
+    Disconnect,
+    Frame,
+    Gone,
+    Join,
+    Mailbox,
+    Message,
+    Remote,
+    Stop,
+)
+from schmier.rooms.peers import JoinRefused, Peer, Refused, RoomGone, error_frame, seat_of, settle
+from schmier.rooms.record import RoomRecord, log_entry
+from schmier.rooms.table import Change, SecureShuffler, Shuffler
 from schmier.store import LeaseLost, RoomStore, StoreError, VersionConflict
-
-_SHUFFLE = secrets.SystemRandom()
-
-
-class Peer(Protocol):
-    """A connection as the actor sees it: a seat (or none) and a way to send."""
-
-    seat: int | None
-
-    def send(self, data: bytes) -> None:
-        """Queue one frame for the socket; never blocks the actor."""
-
-    def close(self, code: int, reason: str = "") -> None:
-        """Queue a close of the socket after the frames already queued."""
 
 
 class Link(Protocol):
@@ -74,154 +68,17 @@ class Link(Protocol):
 
     instance: str
 
-    def send(self, instance: str, message: dict[str, Any]) -> None:
-        """Queue `message` for the instance `instance` (never blocks, keeps order)."""
+    async def handle(self, room: RoomActor, op: Any) -> None:
+        """Apply one operation another instance forwarded (runs on the actor's task)."""
 
-    async def finished(self, actor: RoomActor, *, lost: bool, instances: set[str]) -> None:
+    async def gone(self, room: RoomActor, instance: str) -> None:
+        """`instance` stopped listening: forget its sockets (runs on the actor's task)."""
+
+    def publish(self, room: RoomActor, instances: set[str], snapshot: bytes) -> None:
+        """Send the room's current snapshot to `instances` (they build their views)."""
+
+    async def finished(self, room: RoomActor, *, lost: bool, instances: set[str]) -> None:
         """The actor stopped: give the lease up (unless `lost`), tell `instances`."""
-
-
-class RemotePeer:
-    """A socket held by another instance, as the owning actor sees it.
-
-    Views are not sent through it (its instance builds them from the published
-    snapshot); only what is meant for this one socket is: an `error`, a chat line.
-    """
-
-    def __init__(self, link: Link, code: str, instance: str, pid: str, seat: int | None) -> None:
-        self.seat = seat
-        self.instance = instance
-        self.pid = pid
-        self._link = link
-        self._code = code
-
-    def send(self, data: bytes) -> None:
-        """Deliver one frame to this socket only, through its instance."""
-        self._link.send(
-            self.instance,
-            {"t": "send", "room": self._code, "peer": self.pid, "data": data.decode()},
-        )
-
-    def close(self, code: int, reason: str = "") -> None:
-        """Ask its instance to close the socket (e.g. a flood): the room cannot reach it."""
-        self._link.send(
-            self.instance,
-            {"t": "close", "room": self._code, "peer": self.pid, "code": code, "reason": reason},
-        )
-
-
-class RoomGone(Exception):
-    """The actor has stopped; ask the registry for a fresh one."""
-
-
-class JoinRefused(Exception):
-    """A join the room cannot grant; `status` is the HTTP status to answer."""
-
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
-
-
-class Refused(Exception):
-    """A frame answered with an `error` frame; the room is unchanged."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass
-class _Connect:
-    peer: Peer
-    token: str | None
-    token_hash: str | None = None
-    done: asyncio.Future[bool] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future()
-    )
-
-
-@dataclass
-class _Join:
-    name: str
-    seat: int | None
-    done: asyncio.Future[tuple[int, str]] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future()
-    )
-
-
-@dataclass
-class _Frame:
-    peer: Peer
-    frame: ClientFrame
-    op: str | None = None
-    """The id of a forwarded operation: applied at most once, even across owners."""
-    queued: float = field(default_factory=time.perf_counter)
-    """When the frame reached the room (its wait in the queue counts as latency)."""
-
-
-@dataclass
-class _Remote:
-    op: dict[str, Any]
-
-
-@dataclass
-class _Gone:
-    instance: str
-
-
-@dataclass
-class _Disconnect:
-    peer: Peer
-
-
-@dataclass
-class _Stop:
-    lost: bool = False
-
-
-_Message = _Connect | _Join | _Frame | _Disconnect | _Stop | _Remote | _Gone
-
-
-def _error_frame(code: str, message: str) -> bytes:
-    return orjson.dumps({"type": "error", "code": code, "message": message})
-
-
-def _settle(future: asyncio.Future[Any], outcome: Any) -> None:
-    """Answer a caller unless it has stopped waiting (its request was cancelled)."""
-    if future.done():
-        return
-    if isinstance(outcome, BaseException):
-        future.set_exception(outcome)
-    else:
-        future.set_result(outcome)
-
-
-def seat_of(record: RoomRecord, token: str | None, token_hash: str | None) -> int | None:
-    """The seat a token (or, between instances, a token's hash) holds, else None."""
-    if token is not None:
-        matches = [token_matches(s.token_hash, token) for s in record.seats]
-    elif token_hash is not None:
-        matches = [
-            s.token_hash is not None and hmac.compare_digest(s.token_hash, token_hash)
-            for s in record.seats
-        ]
-    else:
-        return None
-    return matches.index(True) if True in matches else None
-
-
-def fallback_action(legal: list[dict[str, Any]]) -> dict[str, Any]:
-    """A concrete action from a `legal` list, for when a bot policy fails.
-
-    A room must never stall because a bot raised; the first legal action (a discard
-    template made concrete with its minimum) keeps the game going.
-    """
-    first = dict(legal[0])
-    if first["type"] == "discard":
-        return {"type": "discard", "cards": list(first["from"])[: int(first["min"])]}
-    return first
 
 
 class RoomActor:
@@ -238,120 +95,100 @@ class RoomActor:
         on_exit: Callable[[RoomActor], None],
         lease: str | None = None,
         link: Link | None = None,
+        shuffler: Shuffler | None = None,
     ) -> None:
         self.code = record.code
         self.record = record
         self.version = version
         self.closed = False
+        self.lease = lease
+        """The lease value every commit must match (None: single instance, no lease)."""
+        self.lost = False
+        """The lease is gone: nothing more may be written or answered for the room."""
+        self.remote_peers: dict[tuple[str, str], Peer] = {}
+        """Sockets of other instances, by (instance, socket id); kept by the cluster."""
         self._store = store
         self._settings = settings
         self._metrics = metrics
         self._on_exit = on_exit
-        self._queue: asyncio.Queue[_Message] = asyncio.Queue(maxsize=256)
+        self._link = link
+        self._shuffler = shuffler or SecureShuffler()
+        self._mailbox = Mailbox()
         self._peers: set[Peer] = set()
         self._rng = random.Random(secrets.randbits(64))
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        self._idle_since: float | None = now
-        self._turn_since: dict[int, float] = {}
-        self._phase_since = now
-        self._disconnected_since: dict[int, float] = {}
-        self._autopilot: set[int] = set()
-        self._retry_at = 0.0
-        self._public_tricks = 0
-        self._chat: dict[int, deque[float]] = {}
+        self._loop = asyncio.get_running_loop()
+        self.clock = Clock(settings, self._loop.time())
+        self._chat = SlidingWindow(settings.chat_burst, settings.chat_window)
         self._task: asyncio.Task[None] | None = None
-        self._frames: StateFrames | None = None
+        self._frames = LatestFrames()
         self._stopping = False
-        self.lease = lease
-        """The lease value every commit must match (None: single instance, no lease)."""
-        self._link = link
-        self._remote: dict[tuple[str, str], RemotePeer] = {}
-        self._op: str | None = None
-        self._lost = False
-        self._pending_puts: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------ outside API
 
     def start(self) -> None:
         """Run the actor's loop as a task."""
-        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room:{self.code}")
+        self._task = self._loop.create_task(self._run(), name=f"room:{self.code}")
 
-    async def _put(self, message: _Message) -> None:
+    async def _put(self, message: Message) -> None:
         if self.closed:
             raise RoomGone(self.code)
-        await self._queue.put(message)
+        await self._mailbox.put(message)
 
     async def connect(self, peer: Peer, token: str | None, token_hash: str | None = None) -> bool:
         """Seat `peer` (by token) or make it a spectator; False for a bad token.
 
-        `token_hash` instead of `token` seats a socket whose token another part of
-        this instance already checked (a room this instance just took over).
+        `token_hash` instead of `token` seats a socket whose token another part of this
+        instance already checked (a room this instance just took over).
         """
-        message = _Connect(peer, token, token_hash)
+        message = Connect(peer, token, token_hash)
         await self._put(message)
         return await message.done
 
-    async def join(self, name: str, seat: int | None) -> tuple[int, str]:
+    async def join(self, name: str, seat: int | None, op: str | None = None) -> tuple[int, str]:
         """Take a seat for a new player: (seat, token), or raise JoinRefused."""
-        message = _Join(name, seat)
+        message = Join(name, seat, op)
         await self._put(message)
         return await message.done
 
-    async def frame(self, peer: Peer, frame: ClientFrame, op: str | None = None) -> None:
+    async def frame(
+        self, peer: Peer, frame: ClientFrame, raw: str | None = None, op: str | None = None
+    ) -> None:
         """Hand a parsed frame of a seated or watching connection to the room."""
-        await self._put(_Frame(peer, frame, op))
+        await self._put(Frame(peer, frame, op))
 
-    def remote(self, op: dict[str, Any]) -> None:
+    def disconnect(self, peer: Peer) -> None:
+        """The socket of `peer` is gone (never blocks: a full mailbox must not lose it)."""
+        if not self.closed:
+            self._mailbox.put_nowait(Disconnect(peer))
+
+    def remote(self, op: Any) -> None:
         """An operation forwarded by another instance (never blocks the bus)."""
-        self._put_nowait(_Remote(op))
+        if not self.closed:
+            self._mailbox.put_nowait(Remote(op))
 
     def instance_gone(self, instance: str) -> None:
         """`instance` no longer listens: its sockets here are gone."""
-        self._put_nowait(_Gone(instance))
+        if not self.closed:
+            self._mailbox.put_nowait(Gone(instance))
 
     def lease_lost(self) -> None:
         """The lease could not be renewed: another instance may own the room now."""
-        self._lost = True
-        self._stopping = True
-        self._put_nowait(_Stop(lost=True))
-
-    def _keep(self, task: asyncio.Task[None]) -> None:
-        """Hold a reference to `task` until it ends (asyncio keeps tasks only weakly)."""
-        self._pending_puts.add(task)
-        task.add_done_callback(self._pending_puts.discard)
-
-    def remote_instances(self) -> set[str]:
-        """The instances holding sockets in this room."""
-        return {p.instance for p in self._peers if isinstance(p, RemotePeer)}
-
-    def _put_nowait(self, message: _Message) -> None:
-        if self.closed:
-            return
-        try:
-            self._queue.put_nowait(message)
-        except asyncio.QueueFull:
-            self._keep(asyncio.get_running_loop().create_task(self._queue.put(message)))
-
-    def disconnect(self, peer: Peer) -> None:
-        """The socket of `peer` is gone (never blocks: a full queue must not lose it)."""
-        if self.closed:
-            return
-        try:
-            self._queue.put_nowait(_Disconnect(peer))
-        except asyncio.QueueFull:
-            self._keep(asyncio.get_running_loop().create_task(self._queue.put(_Disconnect(peer))))
+        self.lost = self._stopping = True
+        if not self.closed:
+            self._mailbox.put_nowait(Stop(lost=True))
 
     async def stop(self) -> None:
         """Stop after the message in flight, closing every socket with 1012."""
         if self.closed or self._task is None:
             return
         self._stopping = True
-        try:
-            self._queue.put_nowait(_Stop())
-        except asyncio.QueueFull:
+        if not self._mailbox.try_put(Stop()):
             self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
+
+    def remote_instances(self) -> set[str]:
+        """The instances holding sockets in this room."""
+        return {p.instance for p in self._peers if p.instance is not None}
 
     def info(self) -> dict[str, Any]:
         """The room as `GET /api/rooms/{code}` shows it."""
@@ -360,41 +197,37 @@ class RoomActor:
     # ------------------------------------------------------------ the loop
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         instances: set[str] = set()
         try:
             await self._resume()
             while True:
-                due = self._next_due()
+                due = self.clock.next_due(self.record, self._seat_has_peer)
                 try:
-                    if due is None:
-                        message = await self._queue.get()
-                    else:
-                        async with asyncio.timeout_at(due):
-                            message = await self._queue.get()
+                    async with asyncio.timeout_at(due):
+                        message = await self._mailbox.get()
                 except TimeoutError:
-                    if self._idle_due() <= loop.time() and self._queue.empty():
+                    if self.clock.idle_due() <= self._loop.time() and self._mailbox.empty():
                         event("room.idle_stop", room=self.code, seq=self.version)
                         break
                     await self._guard(self._on_timer())
                     continue
-                if isinstance(message, _Stop):
+                if isinstance(message, Stop):
                     break
-                started = message.queued if isinstance(message, _Frame) else time.perf_counter()
+                started = message.queued if isinstance(message, Frame) else time.perf_counter()
                 await self._guard(self._handle(message))
                 self._metrics.latency.observe(time.perf_counter() - started)
         except asyncio.CancelledError:
             pass
         except LeaseLost:
             # Another instance owns the room now: stop serving it, write nothing more.
-            self._lost = self._stopping = True
+            self.lost = self._stopping = True
             event("room.lease_lost", room=self.code, seq=self.version)
         except Exception:
             failure("room.crashed", room=self.code)
         finally:
             instances = self._exit()
         if self._link is not None:
-            await self._link.finished(self, lost=self._lost, instances=instances)
+            await self._link.finished(self, lost=self.lost, instances=instances)
 
     def _exit(self) -> set[str]:
         """Close the local sockets; the instances holding the room's other sockets.
@@ -405,231 +238,105 @@ class RoomActor:
         self.closed = True
         self._on_exit(self)
         instances = self.remote_instances()
-        for peer in list(self._peers):
-            if isinstance(peer, RemotePeer):
-                continue
-            peer.close(CloseCode.SERVICE_RESTART if self._stopping else CloseCode.INTERNAL_ERROR)
+        code = CloseCode.SERVICE_RESTART if self._stopping else CloseCode.INTERNAL_ERROR
+        for peer in self._peers:
+            if peer.instance is None:
+                peer.close(code)
         self._peers.clear()
-        self._remote.clear()
-        while not self._queue.empty():
-            message = self._queue.get_nowait()
-            if isinstance(message, _Connect | _Join):
-                _settle(message.done, RoomGone(self.code))
-            elif isinstance(message, _Frame) and not isinstance(message.peer, RemotePeer):
+        self.remote_peers.clear()
+        for message in self._mailbox.drain():
+            if isinstance(message, Connect | Join):
+                settle(message.done, RoomGone(self.code))
+            elif isinstance(message, Frame) and message.peer.instance is None:
                 message.peer.close(CloseCode.SERVICE_RESTART)
         return instances
 
-    async def _guard(self, work: Any) -> None:
-        """Run one step; a store failure postpones timers instead of killing the room."""
+    async def _guard(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run one step; a store failure postpones the timers instead of ending the room."""
         try:
             await work
-        except (StoreError, Refused):
-            # Refused here is a lost compare-and-set outside a frame (a timer's move):
-            # the room has reloaded what was stored, and the timer simply runs again.
-            self._retry_at = asyncio.get_running_loop().time() + 1.0
+        except VersionConflict:
+            # Another writer got there first (outside a frame: a timer's move, a
+            # connection): take what is stored; the timer simply runs again.
+            self.clock.failed(self._loop.time())
+            await self._reload()
+        except StoreError:
+            self.clock.failed(self._loop.time())
             failure("room.store_error", room=self.code)
 
-    async def _handle(self, message: _Message) -> None:
-        if isinstance(message, _Connect):
-            try:
-                ok = await self._on_connect(message.peer, message.token, message.token_hash)
-            except BaseException as exc:
-                _settle(message.done, exc)
-                raise
-            _settle(message.done, ok)
-        elif isinstance(message, _Join):
-            try:
-                result = await self._on_join(message.name, message.seat)
-            except JoinRefused as exc:
-                _settle(message.done, exc)
-            except BaseException as exc:
-                _settle(message.done, exc)
-                raise
-            else:
-                _settle(message.done, result)
-        elif isinstance(message, _Frame):
-            if message.peer not in self._peers:
-                return
-            if message.op is not None and message.op in self.record.ops:
-                return
-            await self._frame_of(message.peer, message.frame, message.op)
-        elif isinstance(message, _Disconnect):
-            await self._on_disconnect(message.peer)
-        elif isinstance(message, _Remote):
-            await self._on_remote(message.op)
-        elif isinstance(message, _Gone):
-            await self._on_gone(message.instance)
-
-    async def _frame_of(self, peer: Peer, frame: ClientFrame, op: str | None) -> None:
-        """Apply one frame; a refusal goes back to the sender as an `error` frame."""
-        self._op = op
-        try:
-            await self._on_frame(peer, frame)
-        except Refused as exc:
-            self._metrics.refused.labels(exc.code).inc()
-            peer.send(_error_frame(exc.code, exc.message))
-        except StoreError:
-            self._metrics.refused.labels("unavailable").inc()
-            peer.send(_error_frame("unavailable", "the room could not be saved; try again"))
-            raise
-        finally:
-            self._op = None
-
-    # ------------------------------------------------------------ other instances
-
-    async def _on_remote(self, op: dict[str, Any]) -> None:
-        """One operation forwarded by the instance holding the socket.
-
-        Every operation is answered with `done` (after any `error` or new state, which
-        the bus delivers in order), except when the lease is lost mid-way: then the
-        sender keeps it and hands it to whoever owns the room next.
-        """
-        link = self._link
-        assert link is not None
-        instance, pid, op_id = str(op["from"]), str(op["peer"]), str(op["id"])
-        kind = op["kind"]
-        key = (instance, pid)
-        result = "ok"
-        try:
-            if kind == "connect":
-                peer = self._remote.get(key) or RemotePeer(link, self.code, instance, pid, None)
-                hashed = op.get("hash")
-                if hashed is None:
-                    ok = await self._on_connect(peer, None)
-                else:
-                    ok = await self._on_connect(peer, None, str(hashed))
-                if ok:
-                    self._remote[key] = peer
-                else:
-                    result = "bad_token"
-                # The connecting instance may hold an older snapshot than this one.
-                self._publish_state({instance})
-            elif kind == "frame":
-                if op_id in self.record.ops:
-                    pass  # applied before this owner took over; only the answer was lost
-                else:
-                    known = self._remote.get(key)
-                    peer = known or RemotePeer(link, self.code, instance, pid, op.get("seat"))
-                    await self._frame_of(peer, parse_client_frame(str(op["frame"])), op_id)
-            elif kind == "disconnect":
-                gone = self._remote.pop(key, None)
-                if gone is not None:
-                    await self._on_disconnect(gone)
-            elif kind == "join" and op_id not in self.record.ops:
-                self._op = op_id
+    async def _handle(self, message: Message) -> None:
+        match message:
+            case Connect(peer=peer, token=token, token_hash=token_hash, done=done):
                 try:
-                    seat, token = await self._on_join(str(op["name"]), op.get("seat"))
+                    settle(done, await self.connect_peer(peer, token, token_hash))
+                except BaseException as exc:
+                    settle(done, exc)
+                    raise
+            case Join(name=name, seat=seat, op=op, done=done):
+                try:
+                    settle(done, await self.join_seat(name, seat, op))
                 except JoinRefused as exc:
-                    link.send(
-                        instance,
-                        {"t": "joined", "room": self.code, "id": op_id,
-                         "status": exc.status, "detail": exc.detail},
-                    )  # fmt: skip
-                else:
-                    link.send(
-                        instance,
-                        {"t": "joined", "room": self.code, "id": op_id,
-                         "seat": seat, "token": token},
-                    )  # fmt: skip
-                finally:
-                    self._op = None
-        except (StoreError, Refused):
-            result = "failed"
-            raise
-        finally:
-            if not self._lost:
-                link.send(instance, {"t": "done", "room": self.code, "id": op_id, "result": result})
-
-    async def _on_gone(self, instance: str) -> None:
-        """Forget the sockets of an instance that stopped listening (it died)."""
-        for key, peer in list(self._remote.items()):
-            if key[0] == instance:
-                del self._remote[key]
-                await self._on_disconnect(peer)
-        if self._link is not None:
-            # Should it only have been cut off for a moment, this makes it register
-            # its sockets again instead of waiting for states that no longer come.
-            self._link.send(instance, {"t": "released", "room": self.code})
-
-    def _publish_state(self, instances: set[str], snapshot: bytes | None = None) -> None:
-        """Send the current snapshot to `instances`, which build their sockets' views."""
-        if not instances or self._link is None:
-            return
-        data = (snapshot if snapshot is not None else self.record.to_bytes()).decode()
-        message = {"t": "state", "room": self.code, "seq": self.version, "snap": data}
-        for instance in instances:
-            self._link.send(instance, message)
+                    settle(done, exc)
+                except BaseException as exc:
+                    settle(done, exc)
+                    raise
+            case Frame(peer=peer, frame=frame, op=op):
+                if peer in self._peers and (op is None or op not in self.record.ops):
+                    await self.apply_frame(peer, frame, op)
+            case Disconnect(peer=peer):
+                await self.drop_peer(peer)
+            case Remote(op=op):
+                if self._link is not None:
+                    await self._link.handle(self, op)
+            case Gone(instance=instance):
+                if self._link is not None:
+                    await self._link.gone(self, instance)
 
     # ------------------------------------------------------------ committing
 
-    async def _commit(self, record: RoomRecord, entries: list[bytes] | None = None) -> None:
-        """Store `record` as the next version, then adopt it and send every view.
+    async def _apply(self, change: Change) -> None:
+        """Commit `change` as the next version, then adopt it and send every view.
 
-        On a version conflict (another writer got there first) the room reloads what
-        was stored, so it never diverges from the store, and the change is refused.
+        Raises `VersionConflict`, `LeaseLost` or `StoreError` when the store refuses or
+        fails; then nothing was adopted and nothing sent.
         """
-        before = self.record.state
-        if self._op is not None:
-            record = replace(record, ops=(*record.ops, self._op)[-OPS_KEPT:])
+        record = change.stored()
         snapshot = record.to_bytes()
+        entries = [log_entry(seat, action.to_json()) for seat, action in change.entries]
         try:
             await self._store.commit(
-                self.code, self.version + 1, snapshot, entries or (), lease=self.lease
+                self.code, self.version + 1, snapshot, entries, lease=self.lease
             )
         except LeaseLost:
-            self._lost = True
+            self.lost = True
             raise
-        except VersionConflict:
-            self._metrics.store_errors.inc()
-            stored = await self._store.load(self.code)
-            if stored is not None:
-                self.record = RoomRecord.from_bytes(stored.snapshot)
-                self.version = stored.version
-                self._note_state(None)
-                self._broadcast()
-            raise Refused("unavailable", "the room changed elsewhere; try again") from None
-        except StoreError:
+        except (VersionConflict, StoreError):
             self._metrics.store_errors.inc()
             raise
         except Exception as exc:
             self._metrics.store_errors.inc()
             raise StoreError(str(exc)) from exc
+        before = self.record.state
         self.version += 1
         self.record = record
         self._metrics.actions.inc()
         if record.state is not before:
-            self._note_state(before)
+            self.clock.state_changed(before, record.state, self._loop.time())
         self._broadcast(snapshot)
 
-    def _note_state(self, before: engine.State | None) -> None:
-        """Restart the clocks of the seats whose turn began with this state."""
-        now = asyncio.get_running_loop().time()
-        state = self.record.state
-        if state is None:
-            self._turn_since.clear()
+    async def _reload(self) -> None:
+        """Take the room as stored (after a lost compare-and-set) and show it to everyone."""
+        stored = await self._store.load(self.code)
+        if stored is None:
             return
-        tricks = len(state.tricks)
-        completed_trick = tricks > self._public_tricks and state.phase == "play"
-        self._public_tricks = tricks
-        start = now + (self._settings.trick_pause if completed_trick else 0.0)
-        keep = before is not None and before.phase == state.phase == "discard"
-        waiting = engine.turn(state)
-        self._turn_since = {
-            seat: (self._turn_since.get(seat, start) if keep else start) for seat in waiting
-        }
-        if before is None or before.phase != state.phase:
-            self._phase_since = now
-
-    def _seat_view(self, seat: int | None) -> dict[str, Any]:
-        """The view of one seat (or a spectator), with the room's own fields added."""
-        return room_view(self.record, seat)
+        self.record = RoomRecord.from_bytes(stored.snapshot)
+        self.version = stored.version
+        self.clock.state_changed(None, self.record.state, self._loop.time())
+        self._broadcast()
 
     def _state_frame(self, seat: int | None) -> bytes:
         """This version's frame for `seat`; the public part is serialised once a version."""
-        frames = self._frames
-        if frames is None or not frames.matches(self.record, self.version):
-            frames = self._frames = StateFrames(self.record, self.version)
-        return frames.frame(seat)
+        return self._frames.frame(self.record, self.version, seat)
 
     def _broadcast(self, snapshot: bytes | None = None) -> None:
         """Send every connection its own view, each view serialised once per seat.
@@ -639,16 +346,18 @@ class RoomActor:
         """
         instances: set[str] = set()
         for peer in self._peers:
-            if isinstance(peer, RemotePeer):
+            if peer.instance is None:
+                peer.send(self._state_frame(peer.seat))
+            else:
                 instances.add(peer.instance)
-                continue
-            peer.send(self._state_frame(peer.seat))
-        self._publish_state(instances, snapshot)
+        if instances and self._link is not None:
+            self._link.publish(self, instances, snapshot or self.record.to_bytes())
 
     def _send_state(self, peer: Peer) -> None:
-        if isinstance(peer, RemotePeer):
-            return  # its instance sends the view (see `_publish_state`)
-        peer.send(self._state_frame(peer.seat))
+        """Send `peer` the current view (another instance's socket gets it from there:
+        the cluster publishes the snapshot to its instance)."""
+        if peer.instance is None:
+            peer.send(self._state_frame(peer.seat))
 
     # ------------------------------------------------------------ connections
 
@@ -660,19 +369,17 @@ class RoomActor:
         self.record = replace(self.record, seats=seats)
         state = self.record.state
         if state is not None and state.phase == "deal":
-            await self._deal(state, [])
-        now = asyncio.get_running_loop().time()
-        self._disconnected_since = {k: now for k in range(len(self.record.seats))}
-        self._public_tricks = 0
-        self._note_state(None)
+            await self._apply(table.with_deal(self.record, state, [], self._shuffler))
+        now = self._loop.time()
+        self.clock.loaded(len(seats), now)
+        self.clock.state_changed(None, self.record.state, now)
         event("room.loaded", room=self.code, seq=self.version, phase=self.record.phase)
 
     def _seat_has_peer(self, seat: int) -> bool:
         return any(p.seat == seat for p in self._peers)
 
-    async def _on_connect(
-        self, peer: Peer, token: str | None, token_hash: str | None = None
-    ) -> bool:
+    async def connect_peer(self, peer: Peer, token: str | None, token_hash: str | None) -> bool:
+        """Seat a socket by its token (or a token's hash), or let it watch."""
         seat: int | None = None
         if token is not None or token_hash is not None:
             seat = seat_of(self.record, token, token_hash)
@@ -681,253 +388,133 @@ class RoomActor:
                 return False
         peer.seat = seat
         self._peers.add(peer)
-        self._idle_since = None
+        self.clock.came(seat)
         event("socket.hello", room=self.code, seat=seat)
-        if seat is None:
+        change = None if seat is None else table.connected(self.record, seat, True)
+        if change is None:
             self._send_state(peer)
             return True
-        self._autopilot.discard(seat)
-        if self.record.seats[seat].connected:
-            self._send_state(peer)
-        else:
-            record = self.record.with_seat(seat, replace(self.record.seats[seat], connected=True))
-            try:
-                await self._commit(record)
-            except BaseException:
-                self._peers.discard(peer)
-                raise
+        try:
+            await self._apply(change)
+        except BaseException:
+            self._peers.discard(peer)
+            raise
         return True
 
-    async def _on_disconnect(self, peer: Peer) -> None:
+    async def drop_peer(self, peer: Peer) -> None:
+        """A socket closed: the seat shows disconnected once its last socket is gone."""
         if peer not in self._peers:
             return
         self._peers.discard(peer)
-        loop = asyncio.get_running_loop()
-        if not self._peers:
-            self._idle_since = loop.time()
         seat = peer.seat
-        if seat is None or self._seat_has_peer(seat):
-            return
-        self._disconnected_since[seat] = loop.time()
-        current = self.record.seats[seat]
-        if current.kind == "human" and current.connected:
-            await self._commit(self.record.with_seat(seat, replace(current, connected=False)))
+        last = seat is not None and not self._seat_has_peer(seat)
+        self.clock.left(seat if last else None, self._loop.time(), anyone_left=bool(self._peers))
+        if seat is not None and last:
+            change = table.connected(self.record, seat, False)
+            if change is not None:
+                await self._apply(change)
 
-    async def _on_join(self, name: str, wanted: int | None) -> tuple[int, str]:
-        seats = self.record.seats
-        if wanted is None:
-            empty = [k for k, s in enumerate(seats) if s.kind == "empty"]
-            if not empty:
-                raise JoinRefused(409, "no empty seat")
-            seat = empty[0]
-        else:
-            if not 0 <= wanted < len(seats):
-                raise JoinRefused(422, f"seat must be 0 to {len(seats) - 1}")
-            if seats[wanted].kind == "human":
-                raise JoinRefused(409, "seat taken")
-            seat = wanted
-        token = new_token()
-        took_over = seats[seat].kind == "bot"
-        record = self.record.with_seat(
-            seat,
-            Seat(
-                kind="human",
-                name=name,
-                token_hash=hash_token(token),
-                connected=self._seat_has_peer(seat),
-            ),
-        )
-        self._autopilot.discard(seat)
-        self._disconnected_since[seat] = asyncio.get_running_loop().time()
-        await self._commit(record)
-        event("room.join", room=self.code, seat=seat, took_over_bot=took_over)
-        return seat, token
+    async def join_seat(self, name: str, wanted: int | None, op: str | None) -> tuple[int, str]:
+        """A new player takes a seat: (seat, token)."""
+        seating = table.join(self.record, name, wanted, present=self._seat_has_peer)
+        self.clock.seated(seating.seat, self._loop.time())
+        await self._apply(seating.change.with_op(op))
+        event("room.join", room=self.code, seat=seating.seat, took_over_bot=seating.took_over)
+        return seating.seat, seating.token
 
     # ------------------------------------------------------------ frames
 
-    async def _on_frame(self, peer: Peer, frame: ClientFrame) -> None:
-        kind = frame.type
-        if kind == "hello":
+    async def apply_frame(self, peer: Peer, frame: ClientFrame, op: str | None) -> None:
+        """Apply one frame; a refusal goes back to the sender as an `error` frame."""
+        try:
+            await self._on_frame(peer, frame, op)
+        except Refused as exc:
+            self._metrics.refused.labels(exc.code).inc()
+            peer.send(error_frame(exc.code, exc.message))
+        except VersionConflict:
+            self._metrics.refused.labels("unavailable").inc()
+            await self._reload()
+            peer.send(error_frame("unavailable", "the room changed elsewhere; try again"))
+        except StoreError:
+            self._metrics.refused.labels("unavailable").inc()
+            peer.send(error_frame("unavailable", "the room could not be saved; try again"))
+            raise
+
+    async def _on_frame(self, peer: Peer, frame: ClientFrame, op: str | None) -> None:
+        if isinstance(frame, Hello):
             raise Refused("bad_message", "hello was already received")
         seat = peer.seat
         if seat is None:
             raise Refused("forbidden", "spectators cannot act or chat; join a seat first")
-        if isinstance(frame, Chat):
-            self._chat_line(seat, frame.text)
-        elif isinstance(frame, Leave):
-            await self._leave(seat)
-        elif isinstance(frame, AddBot | RemoveBot | Start):
-            await self._lobby(seat, frame)
-        elif isinstance(frame, ACTION_FRAMES):
-            await self._act(seat, frame.action())
-        else:  # pragma: no cover - the union above is exhaustive
-            raise Refused("bad_message", f"unknown frame type {kind}")
+        record = self.record
+        match frame:
+            case Chat(text=text):
+                self._chat_line(seat, text)
+            case Leave():
+                await self._leave(seat, op)
+            case AddBot(seat=k):
+                await self._apply(table.add_bot(record, k).with_op(op))
+            case RemoveBot(seat=k):
+                await self._apply(table.remove_bot(record, k).with_op(op))
+            case Start():
+                change = table.start(record, self._shuffler)
+                await self._apply(change.with_op(op))
+                event("room.start", room=self.code, dealer=change.record.first_dealer)
+            case _ if isinstance(frame, ACTION_FRAMES):
+                change = table.act(record, seat, frame.action(), self._shuffler)
+                await self._apply(change.with_op(op))
 
     def _chat_line(self, seat: int, raw: str) -> None:
-        # Control and format characters (bidi overrides, zero-width joiners, escapes)
-        # could garble other players' screens; line breaks are the only ones kept.
-        text = "".join(
-            ch for ch in raw if ch == "\n" or not unicodedata.category(ch).startswith("C")
-        ).strip()
-        if not text:
-            raise Refused("bad_message", "a chat message needs some visible text")
-        now = asyncio.get_running_loop().time()
-        window = self._chat.setdefault(seat, deque())
-        while window and window[0] <= now - self._settings.chat_window:
-            window.popleft()
-        if len(window) >= self._settings.chat_burst:
+        text = chat.clean(raw)
+        if not self._chat.allow(seat, self._loop.time()):
             raise Refused("rate_limited", "too many chat messages; wait a moment")
-        window.append(now)
-        line = orjson.dumps(
-            {"type": "chat", "seat": seat, "name": self.record.seats[seat].name or "", "text": text}
-        )
+        line = chat.chat_frame(seat, self.record.seats[seat].name or "", text)
         for peer in self._peers:
             peer.send(line)
 
-    async def _leave(self, seat: int) -> None:
-        record = self.record
-        replacement = Seat() if record.state is None else bot_seat(seat)
+    async def _leave(self, seat: int, op: str | None) -> None:
+        change = table.leave(self.record, seat)
         leavers = [p for p in self._peers if p.seat == seat]
         # Spectators from now on: the commit's broadcast must not send them the seat's
         # hand, which from this moment belongs to the bot.
         for peer in leavers:
             peer.seat = None
         try:
-            await self._commit(record.with_seat(seat, replacement))
+            await self._apply(change.with_op(op))
         except BaseException:
             for peer in leavers:
                 peer.seat = seat
             raise
-        self._autopilot.discard(seat)
-        event("room.leave", room=self.code, seat=seat, bot=replacement.kind == "bot")
-
-    async def _lobby(self, seat: int, frame: AddBot | RemoveBot | Start) -> None:
-        record = self.record
-        if record.state is not None:
-            raise Refused("illegal", "the game has already started")
-        n = len(record.seats)
-        if isinstance(frame, AddBot):
-            if not 0 <= frame.seat < n or record.seats[frame.seat].kind != "empty":
-                raise Refused("illegal", "a bot can only sit in an empty seat")
-            await self._commit(record.with_seat(frame.seat, bot_seat(frame.seat)))
-        elif isinstance(frame, RemoveBot):
-            if not 0 <= frame.seat < n or record.seats[frame.seat].kind != "bot":
-                raise Refused("illegal", "that seat holds no bot")
-            await self._commit(record.with_seat(frame.seat, Seat()))
-        else:
-            if any(s.kind == "empty" for s in record.seats):
-                raise Refused("illegal", "every seat must be taken first")
-            dealer = secrets.randbelow(n)
-            state = engine.new_game(record.variant, record.rules, dealer)
-            await self._deal(state, [], first_dealer=dealer)
-            event("room.start", room=self.code, dealer=dealer)
-
-    async def _act(self, seat: int, action: engine.Action) -> None:
-        state = self.record.state
-        if state is None:
-            raise Refused("illegal", "the game has not started")
-        try:
-            new_state = engine.apply(state, seat, action)
-        except engine.EngineError as exc:
-            raise Refused(exc.code, str(exc)) from None
-        await self._deal(new_state, [log_entry(seat, action.to_json())])
-
-    async def _deal(
-        self,
-        state: engine.State,
-        entries: list[bytes],
-        first_dealer: int | None = None,
-        *,
-        now: bool = False,
-    ) -> None:
-        """Commit `state`, dealing first when the engine waits for a deal right now.
-
-        A deal that follows a start, a rematch or a hand everybody passed is part of the
-        same change, so nobody ever sees a room stuck in the `deal` phase. `now` deals
-        out of `hand_over` too (the timer of the pause between hands).
-        """
-        if engine.needs_deal(state) and (now or state.phase == "deal"):
-            deck = list(engine.full_deck(self.record.variant))
-            _SHUFFLE.shuffle(deck)
-            state = engine.apply(state, None, {"type": "deal", "deck": deck})
-            entries = [*entries, log_entry(None, {"type": "deal", "deck": deck})]
-        record = replace(self.record, state=state)
-        if first_dealer is not None:
-            record = replace(record, first_dealer=first_dealer)
-        await self._commit(record, entries)
+        self.clock.autopilot.discard(seat)
+        bot = change.record.seats[seat].kind == "bot"
+        event("room.leave", room=self.code, seat=seat, bot=bot)
 
     # ------------------------------------------------------------ timers
 
-    def _idle_due(self) -> float:
-        if self._peers or self._idle_since is None:
-            return float("inf")
-        return self._idle_since + self._settings.idle_room_seconds
-
-    def _seat_due(self, seat: int) -> float | None:
-        """When the bot policy acts for `seat`, or None while a person has the turn."""
-        s = self.record.seats[seat]
-        since = self._turn_since.get(seat)
-        if since is None:
-            return None
-        if s.kind == "bot" or seat in self._autopilot:
-            return since + self._settings.bot_delay
-        if s.kind == "human" and not self._seat_has_peer(seat):
-            gone = self._disconnected_since.get(seat, since)
-            return max(since, gone) + self._settings.autoplay_after
-        return None
-
-    def _timers(self) -> list[tuple[float, int | None]]:
-        """Due times of what the room will do by itself: (time, seat or None = deal)."""
-        state = self.record.state
-        if state is None:
-            return []
-        if engine.needs_deal(state):
-            return [(self._phase_since + self._settings.hand_pause, None)]
-        due: list[tuple[float, int | None]] = []
-        for seat in engine.turn(state):
-            at = self._seat_due(seat)
-            if at is not None:
-                due.append((at, seat))
-        return due
-
-    def _next_due(self) -> float | None:
-        times = [t for t, _ in self._timers()]
-        idle = self._idle_due()
-        if idle != float("inf"):
-            times.append(idle)
-        if not times:
-            return None
-        return max(min(times), self._retry_at)
-
     async def _on_timer(self) -> None:
-        now = asyncio.get_running_loop().time()
-        if now < self._retry_at:
-            return
-        due = sorted((t, -1 if s is None else s) for t, s in self._timers() if t <= now)
-        if not due:
+        due = self.clock.first_due(self.record, self._seat_has_peer, self._loop.time())
+        if due is None:
             return
         state = self.record.state
         assert state is not None
-        seat = due[0][1]
-        if seat == -1:
-            await self._deal(state, [], now=True)
+        if due.seat is None:
+            await self._apply(table.with_deal(self.record, state, [], self._shuffler, now=True))
             return
+        seat = due.seat
         if self.record.seats[seat].kind == "human":
-            self._autopilot.add(seat)
+            self.clock.autopilot.add(seat)
             event("room.autoplay", room=self.code, seat=seat)
-        await self._bot_move(state, seat)
+        await self._bot_move(seat)
 
-    async def _bot_move(self, state: engine.State, seat: int) -> None:
+    async def _bot_move(self, seat: int) -> None:
         """Let the bot policy act for `seat`, from that seat's own view only."""
-        view = self._seat_view(seat)
-        legal = view["legal"]
-        if not legal:
+        action = autoplay.decide(self.record, seat, self._rng)
+        if action is None:
             return
         try:
-            action = bots.choose("heuristic", view, self._rng)
-            new_state = engine.apply(state, seat, action)
-        except Exception:
-            failure("room.bot_failed", room=self.code, seat=seat)
-            action = fallback_action(legal)
-            new_state = engine.apply(state, seat, action)
-        await self._deal(new_state, [log_entry(seat, action)])
+            change = table.act(self.record, seat, action, self._shuffler)
+        except Refused:
+            failure("room.bot_refused", room=self.code, seat=seat)
+            fallback = autoplay.fallback(self.record, seat)
+            change = table.act(self.record, seat, fallback, self._shuffler)
+        await self._apply(change)

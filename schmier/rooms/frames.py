@@ -105,6 +105,21 @@ class StateFrames:
         return data
 
 
-def state_frame(record: RoomRecord, version: int, seat: int | None) -> bytes:
-    """The `state` frame of one seat."""
-    return StateFrames(record, version).frame(seat)
+class LatestFrames:
+    """The `state` frames of the latest version a room (or a follower) has seen.
+
+    A new version replaces the frames of the old one; within a version each seat's frame
+    is built once however many sockets share the seat.
+    """
+
+    __slots__ = ("_frames",)
+
+    def __init__(self) -> None:
+        self._frames: StateFrames | None = None
+
+    def frame(self, record: RoomRecord, version: int, seat: int | None) -> bytes:
+        """The frame of `record` at `version` for `seat` (None: a spectator)."""
+        frames = self._frames
+        if frames is None or not frames.matches(record, version):
+            frames = self._frames = StateFrames(record, version)
+        return frames.frame(seat)

@@ -8,6 +8,7 @@ one step that no other client can interleave with.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -119,6 +120,21 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
+class Subscription:
+    """One channel's messages, as they arrive."""
+
+    def __init__(self, pubsub: aioredis.client.PubSub) -> None:
+        self._pubsub = pubsub
+
+    async def next(self) -> bytes:
+        """The next message published on the channel; `StoreError` if Redis fails."""
+        while True:
+            async with _backend("listen"):
+                message = await self._pubsub.get_message(timeout=None)
+            if message is not None and message.get("type") == "message":
+                return _raw(message["data"])
+
+
 class RedisStore:
     """A `RoomStore` on Redis (any server with Lua scripting, i.e. Redis 2.6+ / Valkey).
 
@@ -156,11 +172,6 @@ class RedisStore:
         self._acquire = self._client.register_script(_ACQUIRE)
         self._renew = self._client.register_script(_RENEW)
         self._release = self._client.register_script(_RELEASE)
-
-    @property
-    def client(self) -> aioredis.Redis:
-        """The shared client (the cluster's pub/sub and leases use the same pool)."""
-        return self._client
 
     def key(self, name: str) -> str:
         """`name` under this store's prefix, for keys and channels of the cluster."""
@@ -264,6 +275,41 @@ class RedisStore:
         async with _backend("lease_holder"):
             value: Any = await self._client.get(self.lease_key(code))
         return None if value is None else _text(value)
+
+    # ------------------------------------------------------------ the cluster's bus
+
+    async def publish_many(self, messages: Sequence[tuple[str, bytes]]) -> list[int]:
+        """Publish each `(channel, data)` in order, in one round trip; for each, how many
+        subscribers received it (0: nobody listens on that channel)."""
+        async with _backend("publish"), self._client.pipeline(transaction=False) as pipe:
+            for channel, data in messages:
+                pipe.publish(channel, data)
+            counts: list[Any] = await pipe.execute()
+        return [int(c) for c in counts]
+
+    async def subscribers(self, channels: Sequence[str]) -> dict[str, int]:
+        """How many subscribers each channel has (`PUBSUB NUMSUB`)."""
+        if not channels:
+            return {}
+        async with _backend("numsub"):
+            counts: Any = await self._client.pubsub_numsub(*channels)
+        return {_text(name): int(count) for name, count in counts}
+
+    @asynccontextmanager
+    async def subscribe(self, channel: str) -> AsyncIterator[Subscription]:
+        """Listen on `channel` until the block ends; `StoreError` if Redis fails.
+
+        Leaving the block closes the subscription, which is what makes `PUBLISH` and
+        `subscribers` tell the others that this listener is gone.
+        """
+        pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+        try:
+            async with _backend("subscribe"):
+                await pubsub.subscribe(channel)
+            yield Subscription(pubsub)
+        finally:
+            with contextlib.suppress(RedisError, OSError):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def read_log(self, code: str, start: int = 0) -> list[bytes]:
         async with _backend("read_log"):

@@ -1,13 +1,17 @@
-"""Rate limits: a token bucket per connection and per client address.
+"""Rate limits, all of them: frames per connection, chat lines per seat, and room
+creations, joins and failed look-ups per client address.
 
 A token bucket lets a burst through and then a steady rate, which fits both a browser
-(a few quick clicks) and an abuser (who runs out and stays out). Time comes from
-`time.monotonic` so a clock change cannot refill anybody.
+(a few quick clicks) and an abuser (who runs out and stays out). Chat uses a window
+instead (at most `burst` lines in any `window` seconds), which is what players are told.
+Time comes from `time.monotonic` (or the caller's loop clock) so a clock change cannot
+refill anybody.
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 
 
 class TokenBucket:
@@ -73,3 +77,22 @@ class AddressLimiter:
     def exhausted(self, address: str) -> bool:
         """Whether `address` is past its limit, without counting anything."""
         return not self._bucket(address).has()
+
+
+class SlidingWindow:
+    """At most `burst` events per key in any `window` seconds (chat lines per seat)."""
+
+    def __init__(self, burst: int, window: float) -> None:
+        self.burst = burst
+        self.window = window
+        self._events: dict[int, deque[float]] = {}
+
+    def allow(self, key: int, now: float) -> bool:
+        """Count one event for `key` at `now`; False (nothing counted) past the limit."""
+        events = self._events.setdefault(key, deque())
+        while events and events[0] <= now - self.window:
+            events.popleft()
+        if len(events) >= self.burst:
+            return False
+        events.append(now)
+        return True

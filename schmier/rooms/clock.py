@@ -1,0 +1,163 @@
+"""When a room does something by itself: a bot's move, autoplay for a player who went
+quiet, the next deal after a scored hand, the idle stop.
+
+Timers are not tasks. The clock keeps when each seat's turn began and when each player
+left, and says when the next thing is due; the actor waits for its mailbox until then,
+so every change of the room still happens on its one task. Nothing here reads a clock:
+every method is told `now` (the actor's loop time), which keeps the rules of timing
+plain to read and to test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from schmier import engine
+from schmier.config import Settings
+from schmier.rooms.record import RoomRecord
+
+RETRY_SECONDS = 1.0
+"""How long timers wait after a store failure before they try again."""
+
+
+class Due(NamedTuple):
+    """Something the room will do by itself at `at`: deal (`seat` None) or move for a seat."""
+
+    at: float
+    seat: int | None
+
+
+@dataclass
+class Clock:
+    """The timing state of one live room (lost on a restart, which starts it afresh)."""
+
+    settings: Settings
+    now: float
+    """When the room was loaded: every clock starts there."""
+    turn_since: dict[int, float] = field(default_factory=dict)
+    """When the turn of each seat that is awaited began (bots wait `bot_delay` from it)."""
+    phase_since: float = 0.0
+    disconnected_since: dict[int, float] = field(default_factory=dict)
+    autopilot: set[int] = field(default_factory=set)
+    """Seats of absent players whose turns the bot plays at bot speed until they return."""
+    idle_since: float | None = None
+    """Since when no socket is connected (None: some is)."""
+    retry_at: float = 0.0
+    public_tricks: int = 0
+    """Tricks finished in the last state seen (a new one earns the trick pause)."""
+
+    def __post_init__(self) -> None:
+        self.phase_since = self.now
+        self.idle_since = self.now
+
+    # ------------------------------------------------------------ events
+
+    def loaded(self, seats: int, now: float) -> None:
+        """The room was (re)loaded: nobody is connected yet, every clock starts now."""
+        self.disconnected_since = dict.fromkeys(range(seats), now)
+        self.public_tricks = 0
+
+    def state_changed(
+        self, before: engine.State | None, state: engine.State | None, now: float
+    ) -> None:
+        """Restart the clocks of the seats whose turn began with `state`.
+
+        A seat still waited for in the same phase keeps its clock (simultaneous Schmier
+        discards); after a completed trick the next turn starts `trick_pause` later, so a
+        bot's card never hides the trick everybody is looking at.
+        """
+        if state is None:
+            self.turn_since.clear()
+            return
+        tricks = len(state.tricks)
+        completed_trick = tricks > self.public_tricks and state.phase == "play"
+        self.public_tricks = tricks
+        start = now + (self.settings.trick_pause if completed_trick else 0.0)
+        keep = before is not None and before.phase == state.phase == "discard"
+        self.turn_since = {
+            seat: (self.turn_since.get(seat, start) if keep else start)
+            for seat in engine.turn(state)
+        }
+        if before is None or before.phase != state.phase:
+            self.phase_since = now
+
+    def came(self, seat: int | None) -> None:
+        """A socket connected (at `seat`, or watching): the room is not idle; no autoplay."""
+        self.idle_since = None
+        if seat is not None:
+            self.autopilot.discard(seat)
+
+    def left(self, seat: int | None, now: float, *, anyone_left: bool) -> None:
+        """A socket closed; `anyone_left`: whether the room still has a socket."""
+        if not anyone_left:
+            self.idle_since = now
+        if seat is not None:
+            self.disconnected_since[seat] = now
+
+    def seated(self, seat: int, now: float) -> None:
+        """A newcomer took `seat` (a join): its autoplay grace starts now."""
+        self.autopilot.discard(seat)
+        self.disconnected_since[seat] = now
+
+    def failed(self, now: float) -> None:
+        """The store failed: timers wait a moment before trying again."""
+        self.retry_at = now + RETRY_SECONDS
+
+    # ------------------------------------------------------------ due times
+
+    def seat_due(self, record: RoomRecord, seat: int, present: bool) -> float | None:
+        """When the bot policy acts for `seat`, or None while a person has the turn.
+
+        `present`: whether a socket of that seat is connected.
+        """
+        since = self.turn_since.get(seat)
+        if since is None:
+            return None
+        kind = record.seats[seat].kind
+        if kind == "bot" or seat in self.autopilot:
+            return since + self.settings.bot_delay
+        if kind == "human" and not present:
+            gone = self.disconnected_since.get(seat, since)
+            return max(since, gone) + self.settings.autoplay_after
+        return None
+
+    def due(self, record: RoomRecord, present: Callable[[int], bool]) -> list[Due]:
+        """What the room will do by itself, soonest first."""
+        state = record.state
+        if state is None:
+            return []
+        if engine.needs_deal(state):
+            return [Due(self.phase_since + self.settings.hand_pause, None)]
+        out = []
+        for seat in engine.turn(state):
+            at = self.seat_due(record, seat, present(seat))
+            if at is not None:
+                out.append(Due(at, seat))
+        return sorted(out)
+
+    def idle_due(self) -> float:
+        """When the room stops for lack of sockets (inf while one is connected)."""
+        if self.idle_since is None:
+            return float("inf")
+        return self.idle_since + self.settings.idle_room_seconds
+
+    def next_due(self, record: RoomRecord, present: Callable[[int], bool]) -> float | None:
+        """When the actor must wake up next without a message (None: never)."""
+        times = [d.at for d in self.due(record, present)]
+        idle = self.idle_due()
+        if idle != float("inf"):
+            times.append(idle)
+        if not times:
+            return None
+        return max(min(times), self.retry_at)
+
+    def first_due(
+        self, record: RoomRecord, present: Callable[[int], bool], now: float
+    ) -> Due | None:
+        """The timer to run at `now`, if any is due (none while a retry waits)."""
+        if now < self.retry_at:
+            return None
+        due = [d for d in self.due(record, present) if d.at <= now]
+        return due[0] if due else None

@@ -1,0 +1,146 @@
+"""A room's mailbox: what can happen to a room, as messages, and the bounded queue that
+delivers them to its actor one at a time.
+
+Callers that must not wait (a socket closing, another instance's message arriving on the
+bus) never lose a message when the queue is full: it is handed to a task that waits for
+room, so a flood delays such messages instead of dropping them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from schmier.rooms.peers import Peer
+
+QUEUE_SIZE = 256
+"""Messages a room holds before callers that can wait start waiting."""
+
+
+def _future() -> asyncio.Future[Any]:
+    return asyncio.get_running_loop().create_future()
+
+
+@dataclass
+class Connect:
+    """A socket said hello: seat it by token (or by a token's hash), or let it watch."""
+
+    peer: Peer
+    token: str | None
+    token_hash: str | None = None
+    done: asyncio.Future[bool] = field(default_factory=_future)
+
+
+@dataclass
+class Join:
+    """A new player asks for a seat (HTTP); answered with (seat, token)."""
+
+    name: str
+    seat: int | None
+    op: str | None = None
+    """The id of a forwarded join: applied at most once, even across owners."""
+    done: asyncio.Future[tuple[int, str]] = field(default_factory=_future)
+
+
+@dataclass
+class Frame:
+    """A parsed frame of a connected socket (an action already turned into `Action`)."""
+
+    peer: Peer
+    frame: Any
+    """The protocol model of the frame (`schmier.protocol.ClientFrame`)."""
+    op: str | None = None
+    """The id of a forwarded operation: applied at most once, even across owners."""
+    queued: float = field(default_factory=time.perf_counter)
+    """When the frame reached the room (its wait in the queue counts as latency)."""
+
+
+@dataclass
+class Remote:
+    """An operation forwarded by another instance (the cluster decodes and applies it)."""
+
+    op: Any
+
+
+@dataclass
+class Gone:
+    """Another instance stopped listening: its sockets in this room are gone."""
+
+    instance: str
+
+
+@dataclass
+class Disconnect:
+    """A socket of this room closed."""
+
+    peer: Peer
+
+
+@dataclass
+class Stop:
+    """Stop after the message in flight; `lost`: the lease is gone (write nothing more)."""
+
+    lost: bool = False
+
+
+Message = Connect | Join | Frame | Disconnect | Stop | Remote | Gone
+
+
+class Mailbox:
+    """The bounded queue of one room."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[Message] = asyncio.Queue(maxsize=QUEUE_SIZE)
+        self._waiting: set[asyncio.Task[None]] = set()
+
+    async def put(self, message: Message) -> None:
+        """Deliver `message`, waiting while the room is full (callers that may wait)."""
+        await self._queue.put(message)
+
+    def put_nowait(self, message: Message) -> None:
+        """Deliver `message` without waiting; when full, a task delivers it later."""
+        try:
+            self._queue.put_nowait(message)
+        except asyncio.QueueFull:
+            task = asyncio.get_running_loop().create_task(self._queue.put(message))
+            # asyncio holds tasks only weakly: keep it until it has delivered.
+            self._waiting.add(task)
+            task.add_done_callback(self._waiting.discard)
+
+    def try_put(self, message: Message) -> bool:
+        """Deliver `message` if there is room now; False when the room is full."""
+        try:
+            self._queue.put_nowait(message)
+        except asyncio.QueueFull:
+            return False
+        return True
+
+    async def get(self) -> Message:
+        return await self._queue.get()
+
+    def empty(self) -> bool:
+        return self._queue.empty()
+
+    def drain(self) -> list[Message]:
+        """Everything still queued (the room stopped: each is answered or dropped)."""
+        out: list[Message] = []
+        while not self._queue.empty():
+            out.append(self._queue.get_nowait())
+        return out
+
+
+__all__ = [
+    "QUEUE_SIZE",
+    "Connect",
+    "Disconnect",
+    "Frame",
+    "Gone",
+    "Join",
+    "Mailbox",
+    "Message",
+    "Remote",
+    "Stop",
+]

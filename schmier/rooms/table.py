@@ -1,0 +1,196 @@
+"""What happens at the table, as plain functions: from a room record and what someone did
+to the next record and the log entries it adds.
+
+Nothing here waits, sends or commits. The actor calls one of these, commits the `Change`
+it returns, and only then sends views, so every rule of the room (who may start, where a
+newcomer sits, what a leaving player leaves behind, when a deal is due) can be read, and
+tested, apart from the machinery. A function refuses with `Refused` (the frame's sender
+gets an `error` frame) or `JoinRefused` (an HTTP status), and then nothing has changed.
+
+Randomness (the first dealer, the shuffled deck) comes in through a `Shuffler`, so a test
+can stack the deck.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import NamedTuple, Protocol
+
+from schmier import engine
+from schmier.engine import Action
+from schmier.rooms.codes import hash_token, new_token
+from schmier.rooms.peers import JoinRefused, Refused
+from schmier.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat
+
+Entry = tuple[int | None, Action]
+"""One accepted engine action for the log: the seat (None: the server's deal) and it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """The next record of a room and the log entries that led to it, not yet committed.
+
+    `op` is the id of the forwarded operation that caused it (None for a local one); it is
+    committed with the record (`RoomRecord.ops`), so a new owner can tell an operation
+    already applied from one never seen.
+    """
+
+    record: RoomRecord
+    entries: tuple[Entry, ...] = ()
+    op: str | None = None
+
+    def with_op(self, op: str | None) -> Change:
+        """This change as caused by the forwarded operation `op`."""
+        if op is None:
+            return self
+        return replace(self, op=op)
+
+    def stored(self) -> RoomRecord:
+        """The record as committed: with the operation id remembered."""
+        if self.op is None:
+            return self.record
+        return replace(self.record, ops=(*self.record.ops, self.op)[-OPS_KEPT:])
+
+
+class Shuffler(Protocol):
+    """Where a room's chance comes from."""
+
+    def first_dealer(self, seats: int) -> int:
+        """The first dealer of a new game, uniformly among `seats`."""
+
+    def deck(self, variant: str) -> tuple[int, ...]:
+        """A freshly shuffled deck of `variant` (a permutation of its cards)."""
+
+
+class SecureShuffler:
+    """The server's chance: a cryptographically secure source (RULES.md, step 1)."""
+
+    _random = secrets.SystemRandom()
+
+    def first_dealer(self, seats: int) -> int:
+        return secrets.randbelow(seats)
+
+    def deck(self, variant: str) -> tuple[int, ...]:
+        cards = list(engine.get_variant(variant).deck)
+        self._random.shuffle(cards)
+        return tuple(cards)
+
+
+def with_deal(
+    record: RoomRecord,
+    state: engine.State,
+    entries: Sequence[Entry],
+    shuffler: Shuffler,
+    *,
+    now: bool = False,
+) -> Change:
+    """`state` in the record, dealt first when the engine waits for a deal right now.
+
+    A deal that follows a start, a rematch or a hand everybody passed is part of the same
+    change, so nobody ever sees a room in the engine's `deal` phase. `now` also deals out
+    of `hand_over` (the end of the pause between hands).
+    """
+    entries = tuple(entries)
+    if engine.needs_deal(state) and (now or state.phase == "deal"):
+        deal = Action("deal", shuffler.deck(record.variant))
+        state = engine.apply(state, None, deal)
+        entries = (*entries, (None, deal))
+    return Change(replace(record, state=state), entries)
+
+
+def act(record: RoomRecord, seat: int, action: Action, shuffler: Shuffler) -> Change:
+    """A seated player's game action (validated by the rules, which say why not)."""
+    state = record.state
+    if state is None:
+        raise Refused("illegal", "the game has not started")
+    try:
+        new_state = engine.apply(state, seat, action)
+    except engine.EngineError as exc:
+        raise Refused(exc.code, str(exc)) from None
+    return with_deal(record, new_state, [(seat, action)], shuffler)
+
+
+def add_bot(record: RoomRecord, seat: int) -> Change:
+    """Lobby: a bot takes an empty seat."""
+    _in_lobby(record)
+    if not 0 <= seat < len(record.seats) or record.seats[seat].kind != "empty":
+        raise Refused("illegal", "a bot can only sit in an empty seat")
+    return Change(record.with_seat(seat, bot_seat(seat)))
+
+
+def remove_bot(record: RoomRecord, seat: int) -> Change:
+    """Lobby: a bot's seat is freed."""
+    _in_lobby(record)
+    if not 0 <= seat < len(record.seats) or record.seats[seat].kind != "bot":
+        raise Refused("illegal", "that seat holds no bot")
+    return Change(record.with_seat(seat, Seat()))
+
+
+def start(record: RoomRecord, shuffler: Shuffler) -> Change:
+    """Lobby: the game starts once every seat is taken, with a random first dealer."""
+    _in_lobby(record)
+    if any(s.kind == "empty" for s in record.seats):
+        raise Refused("illegal", "every seat must be taken first")
+    dealer = shuffler.first_dealer(len(record.seats))
+    state = engine.new_game(record.variant, record.rules, dealer)
+    return with_deal(replace(record, first_dealer=dealer), state, [], shuffler)
+
+
+def _in_lobby(record: RoomRecord) -> None:
+    if record.state is not None:
+        raise Refused("illegal", "the game has already started")
+
+
+def leave(record: RoomRecord, seat: int) -> Change:
+    """A player gives the seat up: it empties in the lobby; in a game a bot takes over."""
+    replacement = Seat() if record.state is None else bot_seat(seat)
+    return Change(record.with_seat(seat, replacement))
+
+
+class Seating(NamedTuple):
+    """A newcomer's seat: the change, the seat, its new token (shown to the player once;
+    the record keeps its hash only), and whether a bot's hand was taken over."""
+
+    change: Change
+    seat: int
+    token: str
+    took_over: bool
+
+
+def join(
+    record: RoomRecord, name: str, wanted: int | None, *, present: Callable[[int], bool]
+) -> Seating:
+    """A newcomer takes `wanted` (or the first empty seat); taking a bot's seat takes
+    over its hand. `present(seat)`: whether a socket already watches from that seat (a
+    player who left and comes back on the same page), which then shows connected."""
+    seats = record.seats
+    if wanted is None:
+        empty = [k for k, s in enumerate(seats) if s.kind == "empty"]
+        if not empty:
+            raise JoinRefused(409, "no empty seat")
+        seat = empty[0]
+    else:
+        if not 0 <= wanted < len(seats):
+            raise JoinRefused(422, f"seat must be 0 to {len(seats) - 1}")
+        if seats[wanted].kind == "human":
+            raise JoinRefused(409, "seat taken")
+        seat = wanted
+    token = new_token()
+    human = Seat(kind="human", name=name, token_hash=hash_token(token), connected=present(seat))
+    took_over = seats[seat].kind == "bot"
+    return Seating(Change(record.with_seat(seat, human)), seat, token, took_over)
+
+
+def connected(record: RoomRecord, seat: int, now_connected: bool) -> Change | None:
+    """The seat's player came (or went): the change, or None when nothing changes.
+
+    Only a human seat is marked disconnected; coming back always marks it connected.
+    """
+    current = record.seats[seat]
+    if current.connected == now_connected:
+        return None
+    if not now_connected and current.kind != "human":
+        return None
+    return Change(record.with_seat(seat, replace(current, connected=now_connected)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -98,11 +98,10 @@ def _check_lookup(request: Request, raw: str) -> str:
     code = normalise_code(raw)
     if code is None:
         _unknown(request)
-    assert code is not None
     return code
 
 
-def _unknown(request: Request) -> None:
+def _unknown(request: Request) -> NoReturn:
     _limits(request).failed.take(client_address(request))
     raise HTTPException(404, "unknown room")
 
@@ -133,7 +132,6 @@ async def room_info(code: str, request: Request) -> dict[str, Any]:
         raise HTTPException(503, "store unavailable") from None
     if info is None:
         _unknown(request)
-    assert info is not None
     return info
 
 

@@ -10,8 +10,9 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from schmier.logs import event
+from schmier.protocol import CloseCode
 
-GUESS_CLOSES = frozenset({4401, 4404})
+GUESS_CLOSES = frozenset({CloseCode.BAD_TOKEN, CloseCode.UNKNOWN_ROOM})
 """Close codes that mean a socket presented a wrong token or an unknown room code."""
 
 CSP = (
@@ -34,11 +35,12 @@ class _Limiter(Protocol):
 
 
 def _failed_lookups(scope: Scope) -> _Limiter | None:
-    """The app's per-address limiter of failed look-ups (`Limits.failed`), if it has one."""
+    """The app's per-address limiter of failed look-ups (`Limits.failed`); None for an
+    app without one (the middleware also wraps apps that are not Schmier's)."""
     app: Any = scope.get("app")
-    limits = getattr(getattr(app, "state", None), "limits", None)
-    failed = getattr(limits, "failed", None)
-    return failed if failed is not None else None
+    state = getattr(app, "state", None)
+    limits = getattr(state, "limits", None) if state is not None else None
+    return None if limits is None else limits.failed
 
 
 class SecurityHeaders:

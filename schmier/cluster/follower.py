@@ -294,16 +294,18 @@ class Follower:
                 if sock is not None:
                     sock.peer.close(code, reason)
             case bus.Done(id=op_id, result=result):
-                op = self.pending.get(op_id)
-                if op is not None and op.kind == "join":
-                    return  # the join's answer is its `Joined`, already handled
-                self._answered(op_id, result)
+                self._answered(op_id, result, done=True)
             case bus.Joined(id=op_id):
                 self._answered(op_id, message)
             case bus.Released():
                 self._spawn(self._safe_check(force=True))
 
-    def _answered(self, op_id: str, answer: Any) -> None:
+    def _answered(self, op_id: str, answer: Any, *, done: bool = False) -> None:
+        """The owner settled an operation. A join's answer is its `Joined`; the `Done`
+        that follows it finds the join settled already."""
+        op = self.pending.get(op_id)
+        if done and op is not None and op.kind == "join":
+            return
         self.pending.pop(op_id, None)
         self.undelivered.discard(op_id)
         future = self.waiting.pop(op_id, None)

@@ -58,37 +58,22 @@ async def handle(outbox: Outbox, room: RoomActor, op: bus.Op) -> None:
 
     Every operation is answered with `Done` (after any `error` or new state, which the
     bus delivers in order), except when the lease is lost mid-way: then the sender keeps
-    it and hands it to whoever owns the room next.
+    it and hands it to whoever owns the room next. An operation whose id the record
+    already holds was applied before this owner took over (only its answer was lost).
     """
-    key = (op.sender, op.peer)
     result = "ok"
     try:
         if op.kind == "connect":
-            peer = room.remote_peers.get(key)
-            if peer is None:
-                peer = RemotePeer(outbox, room.code, op.sender, op.peer, None)
-            if await room.connect_peer(peer, None, op.hash):
-                room.remote_peers[key] = peer
-            else:
-                result = "bad_token"
-            # The connecting instance may hold an older snapshot than this one.
-            publish(outbox, room, {op.sender}, room.record.to_bytes())
-        elif op.kind == "frame" and op.id not in room.record.ops:
-            # (An id already in the record was applied before this owner took over; only
-            # its answer was lost.)
-            try:
-                frame = parse_client_frame(op.frame or "")
-            except ValidationError:
-                result = "failed"  # never sent by a follower, which parsed it already
-            else:
-                known = room.remote_peers.get(key)
-                peer = known or RemotePeer(outbox, room.code, op.sender, op.peer, op.seat)
-                await room.apply_frame(peer, frame, op.id)
+            result = await _connect(outbox, room, op)
         elif op.kind == "disconnect":
-            gone = room.remote_peers.pop(key, None)
+            gone = room.remote_peers.pop((op.sender, op.peer), None)
             if gone is not None:
                 await room.drop_peer(gone)
-        elif op.kind == "join" and op.id not in room.record.ops:
+        elif op.id in room.record.ops:
+            pass
+        elif op.kind == "frame":
+            result = await _frame(outbox, room, op)
+        else:
             await _join(outbox, room, op)
     except (StoreError, VersionConflict, Refused):
         result = "failed"
@@ -96,6 +81,31 @@ async def handle(outbox: Outbox, room: RoomActor, op: bus.Op) -> None:
     finally:
         if not room.lost:
             outbox.send(op.sender, bus.Done(room.code, op.id, result))
+
+
+async def _connect(outbox: Outbox, room: RoomActor, op: bus.Op) -> str:
+    key = (op.sender, op.peer)
+    peer = room.remote_peers.get(key)
+    if peer is None:
+        peer = RemotePeer(outbox, room.code, op.sender, op.peer, None)
+    ok = await room.connect_peer(peer, None, op.hash)
+    if ok:
+        room.remote_peers[key] = peer
+    # The connecting instance may hold an older snapshot than this one.
+    publish(outbox, room, {op.sender}, room.record.to_bytes())
+    return "ok" if ok else "bad_token"
+
+
+async def _frame(outbox: Outbox, room: RoomActor, op: bus.Op) -> str:
+    try:
+        frame = parse_client_frame(op.frame or "")
+    except ValidationError:
+        return "failed"  # never sent by a follower, which parsed it already
+    peer = room.remote_peers.get((op.sender, op.peer))
+    if peer is None:
+        peer = RemotePeer(outbox, room.code, op.sender, op.peer, op.seat)
+    await room.apply_frame(peer, frame, op.id)
+    return "ok"
 
 
 async def _join(outbox: Outbox, room: RoomActor, op: bus.Op) -> None:

@@ -26,59 +26,29 @@ import secrets
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 from schmier.config import Settings
 from schmier.limits import SlidingWindow
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
-from schmier.protocol import (
-    ACTION_FRAMES,
-    AddBot,
-    Chat,
-    ClientFrame,
-    CloseCode,
-    Hello,
-    Leave,
-    RemoveBot,
-    Start,
-)
-from schmier.rooms import autoplay, chat, table
+from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Leave, Start
+from schmier.rooms import autoplay, chat, mailbox, table
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
-from schmier.rooms.mailbox import (
-    Connect,
-    Disconnect,
-    Frame,
-    Gone,
-    Join,
-    Mailbox,
-    Message,
-    Remote,
-    Stop,
+from schmier.rooms.peers import (
+    JoinRefused,
+    Link,
+    Peer,
+    Refused,
+    RoomGone,
+    Sockets,
+    error_frame,
+    seat_of,
 )
-from schmier.rooms.peers import JoinRefused, Peer, Refused, RoomGone, error_frame, seat_of, settle
 from schmier.rooms.record import RoomRecord, log_entry
 from schmier.rooms.table import Change, SecureShuffler, Shuffler
 from schmier.store import LeaseLost, RoomStore, StoreError, VersionConflict
-
-
-class Link(Protocol):
-    """The cluster as an owning actor sees it (absent for a single instance)."""
-
-    instance: str
-
-    async def handle(self, room: RoomActor, op: Any) -> None:
-        """Apply one operation another instance forwarded (runs on the actor's task)."""
-
-    async def gone(self, room: RoomActor, instance: str) -> None:
-        """`instance` stopped listening: forget its sockets (runs on the actor's task)."""
-
-    def publish(self, room: RoomActor, instances: set[str], snapshot: bytes) -> None:
-        """Send the room's current snapshot to `instances` (they build their views)."""
-
-    async def finished(self, room: RoomActor, *, lost: bool, instances: set[str]) -> None:
-        """The actor stopped: give the lease up (unless `lost`), tell `instances`."""
 
 
 class RoomActor:
@@ -94,7 +64,7 @@ class RoomActor:
         metrics: Metrics,
         on_exit: Callable[[RoomActor], None],
         lease: str | None = None,
-        link: Link | None = None,
+        link: Link[RoomActor] | None = None,
         shuffler: Shuffler | None = None,
     ) -> None:
         self.code = record.code
@@ -113,8 +83,8 @@ class RoomActor:
         self._on_exit = on_exit
         self._link = link
         self._shuffler = shuffler or SecureShuffler()
-        self._mailbox = Mailbox()
-        self._peers: set[Peer] = set()
+        self._mailbox = mailbox.Mailbox()
+        self._peers = Sockets()
         self._rng = random.Random(secrets.randbits(64))
         self._loop = asyncio.get_running_loop()
         self.clock = Clock(settings, self._loop.time())
@@ -129,7 +99,7 @@ class RoomActor:
         """Run the actor's loop as a task."""
         self._task = self._loop.create_task(self._run(), name=f"room:{self.code}")
 
-    async def _put(self, message: Message) -> None:
+    async def _put(self, message: mailbox.Message) -> None:
         if self.closed:
             raise RoomGone(self.code)
         await self._mailbox.put(message)
@@ -140,13 +110,13 @@ class RoomActor:
         `token_hash` instead of `token` seats a socket whose token another part of this
         instance already checked (a room this instance just took over).
         """
-        message = Connect(peer, token, token_hash)
+        message = mailbox.Connect(peer, token, token_hash)
         await self._put(message)
         return await message.done
 
     async def join(self, name: str, seat: int | None, op: str | None = None) -> tuple[int, str]:
         """Take a seat for a new player: (seat, token), or raise JoinRefused."""
-        message = Join(name, seat, op)
+        message = mailbox.Join(name, seat, op)
         await self._put(message)
         return await message.done
 
@@ -154,41 +124,41 @@ class RoomActor:
         self, peer: Peer, frame: ClientFrame, raw: str | None = None, op: str | None = None
     ) -> None:
         """Hand a parsed frame of a seated or watching connection to the room."""
-        await self._put(Frame(peer, frame, op))
+        await self._put(mailbox.Frame(peer, frame, op))
 
     def disconnect(self, peer: Peer) -> None:
         """The socket of `peer` is gone (never blocks: a full mailbox must not lose it)."""
         if not self.closed:
-            self._mailbox.put_nowait(Disconnect(peer))
+            self._mailbox.put_nowait(mailbox.Disconnect(peer))
 
     def remote(self, op: Any) -> None:
         """An operation forwarded by another instance (never blocks the bus)."""
         if not self.closed:
-            self._mailbox.put_nowait(Remote(op))
+            self._mailbox.put_nowait(mailbox.Remote(op))
 
     def instance_gone(self, instance: str) -> None:
         """`instance` no longer listens: its sockets here are gone."""
         if not self.closed:
-            self._mailbox.put_nowait(Gone(instance))
+            self._mailbox.put_nowait(mailbox.Gone(instance))
 
     def lease_lost(self) -> None:
         """The lease could not be renewed: another instance may own the room now."""
         self.lost = self._stopping = True
         if not self.closed:
-            self._mailbox.put_nowait(Stop(lost=True))
+            self._mailbox.put_nowait(mailbox.Stop(lost=True))
 
     async def stop(self) -> None:
         """Stop after the message in flight, closing every socket with 1012."""
         if self.closed or self._task is None:
             return
         self._stopping = True
-        if not self._mailbox.try_put(Stop()):
+        if not self._mailbox.try_put(mailbox.Stop()):
             self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
 
     def remote_instances(self) -> set[str]:
         """The instances holding sockets in this room."""
-        return {p.instance for p in self._peers if p.instance is not None}
+        return self._peers.instances()
 
     def info(self) -> dict[str, Any]:
         """The room as `GET /api/rooms/{code}` shows it."""
@@ -201,7 +171,7 @@ class RoomActor:
         try:
             await self._resume()
             while True:
-                due = self.clock.next_due(self.record, self._seat_has_peer)
+                due = self.clock.next_due(self.record, self._peers.has)
                 try:
                     async with asyncio.timeout_at(due):
                         message = await self._mailbox.get()
@@ -211,9 +181,11 @@ class RoomActor:
                         break
                     await self._guard(self._on_timer())
                     continue
-                if isinstance(message, Stop):
+                if isinstance(message, mailbox.Stop):
                     break
-                started = message.queued if isinstance(message, Frame) else time.perf_counter()
+                started = (
+                    message.queued if isinstance(message, mailbox.Frame) else time.perf_counter()
+                )
                 await self._guard(self._handle(message))
                 self._metrics.latency.observe(time.perf_counter() - started)
         except asyncio.CancelledError:
@@ -237,18 +209,10 @@ class RoomActor:
         """
         self.closed = True
         self._on_exit(self)
-        instances = self.remote_instances()
         code = CloseCode.SERVICE_RESTART if self._stopping else CloseCode.INTERNAL_ERROR
-        for peer in self._peers:
-            if peer.instance is None:
-                peer.close(code)
-        self._peers.clear()
+        instances = self._peers.close_own(code)
         self.remote_peers.clear()
-        for message in self._mailbox.drain():
-            if isinstance(message, Connect | Join):
-                settle(message.done, RoomGone(self.code))
-            elif isinstance(message, Frame) and message.peer.instance is None:
-                message.peer.close(CloseCode.SERVICE_RESTART)
+        self._mailbox.refuse_all(RoomGone(self.code))
         return instances
 
     async def _guard(self, work: Coroutine[Any, Any, None]) -> None:
@@ -264,31 +228,21 @@ class RoomActor:
             self.clock.failed(self._loop.time())
             failure("room.store_error", room=self.code)
 
-    async def _handle(self, message: Message) -> None:
+    async def _handle(self, message: mailbox.Message) -> None:
         match message:
-            case Connect(peer=peer, token=token, token_hash=token_hash, done=done):
-                try:
-                    settle(done, await self.connect_peer(peer, token, token_hash))
-                except BaseException as exc:
-                    settle(done, exc)
-                    raise
-            case Join(name=name, seat=seat, op=op, done=done):
-                try:
-                    settle(done, await self.join_seat(name, seat, op))
-                except JoinRefused as exc:
-                    settle(done, exc)
-                except BaseException as exc:
-                    settle(done, exc)
-                    raise
-            case Frame(peer=peer, frame=frame, op=op):
+            case mailbox.Connect(peer=peer, token=token, token_hash=token_hash, done=done):
+                await mailbox.answer(done, self.connect_peer(peer, token, token_hash))
+            case mailbox.Join(name=name, seat=seat, op=op, done=done):
+                await mailbox.answer(done, self.join_seat(name, seat, op), JoinRefused)
+            case mailbox.Frame(peer=peer, frame=frame, op=op):
                 if peer in self._peers and (op is None or op not in self.record.ops):
                     await self.apply_frame(peer, frame, op)
-            case Disconnect(peer=peer):
+            case mailbox.Disconnect(peer=peer):
                 await self.drop_peer(peer)
-            case Remote(op=op):
+            case mailbox.Remote(op=op):
                 if self._link is not None:
                     await self._link.handle(self, op)
-            case Gone(instance=instance):
+            case mailbox.Gone(instance=instance):
                 if self._link is not None:
                     await self._link.gone(self, instance)
 
@@ -344,12 +298,7 @@ class RoomActor:
         Sockets of other instances get no view from here: their instances get the
         snapshot, once each, and build the views themselves.
         """
-        instances: set[str] = set()
-        for peer in self._peers:
-            if peer.instance is None:
-                peer.send(self._state_frame(peer.seat))
-            else:
-                instances.add(peer.instance)
+        instances = self._peers.send_views(self._state_frame)
         if instances and self._link is not None:
             self._link.publish(self, instances, snapshot or self.record.to_bytes())
 
@@ -374,9 +323,6 @@ class RoomActor:
         self.clock.loaded(len(seats), now)
         self.clock.state_changed(None, self.record.state, now)
         event("room.loaded", room=self.code, seq=self.version, phase=self.record.phase)
-
-    def _seat_has_peer(self, seat: int) -> bool:
-        return any(p.seat == seat for p in self._peers)
 
     async def connect_peer(self, peer: Peer, token: str | None, token_hash: str | None) -> bool:
         """Seat a socket by its token (or a token's hash), or let it watch."""
@@ -407,7 +353,7 @@ class RoomActor:
             return
         self._peers.discard(peer)
         seat = peer.seat
-        last = seat is not None and not self._seat_has_peer(seat)
+        last = seat is not None and not self._peers.has(seat)
         self.clock.left(seat if last else None, self._loop.time(), anyone_left=bool(self._peers))
         if seat is not None and last:
             change = table.connected(self.record, seat, False)
@@ -416,7 +362,7 @@ class RoomActor:
 
     async def join_seat(self, name: str, wanted: int | None, op: str | None) -> tuple[int, str]:
         """A new player takes a seat: (seat, token)."""
-        seating = table.join(self.record, name, wanted, present=self._seat_has_peer)
+        seating = table.join(self.record, name, wanted, present=self._peers.has)
         self.clock.seated(seating.seat, self._loop.time())
         await self._apply(seating.change.with_op(op))
         event("room.join", room=self.code, seat=seating.seat, took_over_bot=seating.took_over)
@@ -446,35 +392,25 @@ class RoomActor:
         seat = peer.seat
         if seat is None:
             raise Refused("forbidden", "spectators cannot act or chat; join a seat first")
-        record = self.record
-        match frame:
-            case Chat(text=text):
-                self._chat_line(seat, text)
-            case Leave():
-                await self._leave(seat, op)
-            case AddBot(seat=k):
-                await self._apply(table.add_bot(record, k).with_op(op))
-            case RemoveBot(seat=k):
-                await self._apply(table.remove_bot(record, k).with_op(op))
-            case Start():
-                change = table.start(record, self._shuffler)
-                await self._apply(change.with_op(op))
+        if isinstance(frame, Chat):
+            self._chat_line(seat, frame.text)
+        elif isinstance(frame, Leave):
+            await self._leave(seat, op)
+        else:
+            change = table.for_frame(self.record, seat, frame, self._shuffler)
+            await self._apply(change.with_op(op))
+            if isinstance(frame, Start):
                 event("room.start", room=self.code, dealer=change.record.first_dealer)
-            case _ if isinstance(frame, ACTION_FRAMES):
-                change = table.act(record, seat, frame.action(), self._shuffler)
-                await self._apply(change.with_op(op))
 
     def _chat_line(self, seat: int, raw: str) -> None:
         text = chat.clean(raw)
         if not self._chat.allow(seat, self._loop.time()):
             raise Refused("rate_limited", "too many chat messages; wait a moment")
-        line = chat.chat_frame(seat, self.record.seats[seat].name or "", text)
-        for peer in self._peers:
-            peer.send(line)
+        self._peers.send_all(chat.chat_frame(seat, self.record.seats[seat].name or "", text))
 
     async def _leave(self, seat: int, op: str | None) -> None:
         change = table.leave(self.record, seat)
-        leavers = [p for p in self._peers if p.seat == seat]
+        leavers = self._peers.at(seat)
         # Spectators from now on: the commit's broadcast must not send them the seat's
         # hand, which from this moment belongs to the bot.
         for peer in leavers:
@@ -492,7 +428,7 @@ class RoomActor:
     # ------------------------------------------------------------ timers
 
     async def _on_timer(self) -> None:
-        due = self.clock.first_due(self.record, self._seat_has_peer, self._loop.time())
+        due = self.clock.first_due(self.record, self._peers.has, self._loop.time())
         if due is None:
             return
         state = self.record.state
@@ -504,17 +440,6 @@ class RoomActor:
         if self.record.seats[seat].kind == "human":
             self.clock.autopilot.add(seat)
             event("room.autoplay", room=self.code, seat=seat)
-        await self._bot_move(seat)
-
-    async def _bot_move(self, seat: int) -> None:
-        """Let the bot policy act for `seat`, from that seat's own view only."""
-        action = autoplay.decide(self.record, seat, self._rng)
-        if action is None:
-            return
-        try:
-            change = table.act(self.record, seat, action, self._shuffler)
-        except Refused:
-            failure("room.bot_refused", room=self.code, seat=seat)
-            fallback = autoplay.fallback(self.record, seat)
-            change = table.act(self.record, seat, fallback, self._shuffler)
-        await self._apply(change)
+        change = autoplay.move(self.record, seat, self._rng, self._shuffler)
+        if change is not None:
+            await self._apply(change)

@@ -14,7 +14,9 @@ from typing import Any
 from schmier import engine
 from schmier.engine import Action, bots
 from schmier.logs import failure
+from schmier.rooms import table
 from schmier.rooms.frames import room_view
+from schmier.rooms.peers import Refused
 from schmier.rooms.record import RoomRecord
 
 POLICY = "heuristic"
@@ -51,3 +53,18 @@ def decide(record: RoomRecord, seat: int, rng: random.Random) -> Action | None:
     except Exception:
         failure("room.bot_failed", room=record.code, seat=seat)
         return fallback(record, seat)
+
+
+def move(
+    record: RoomRecord, seat: int, rng: random.Random, shuffler: table.Shuffler
+) -> table.Change | None:
+    """The change of the bot's move for `seat` (None: nothing to do). Should the rules
+    refuse what the bot chose, the first legal action is played instead."""
+    action = decide(record, seat, rng)
+    if action is None:
+        return None
+    try:
+        return table.act(record, seat, action, shuffler)
+    except Refused:
+        failure("room.bot_refused", room=record.code, seat=seat)
+        return table.act(record, seat, fallback(record, seat), shuffler)

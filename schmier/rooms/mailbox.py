@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
-if TYPE_CHECKING:
-    from schmier.rooms.peers import Peer
+from schmier.protocol import CloseCode
+from schmier.rooms.peers import Peer, settle
+
+T = TypeVar("T")
 
 QUEUE_SIZE = 256
 """Messages a room holds before callers that can wait start waiting."""
@@ -124,12 +127,31 @@ class Mailbox:
     def empty(self) -> bool:
         return self._queue.empty()
 
-    def drain(self) -> list[Message]:
-        """Everything still queued (the room stopped: each is answered or dropped)."""
-        out: list[Message] = []
+    def refuse_all(self, gone: Exception) -> None:
+        """The room stopped: answer every request still queued with `gone`, and close
+        this instance's sockets whose frames it will never apply (they reconnect)."""
         while not self._queue.empty():
-            out.append(self._queue.get_nowait())
-        return out
+            message = self._queue.get_nowait()
+            if isinstance(message, Connect | Join):
+                settle(message.done, gone)
+            elif isinstance(message, Frame) and message.peer.instance is None:
+                message.peer.close(CloseCode.SERVICE_RESTART)
+
+
+async def answer(
+    done: asyncio.Future[T], work: Coroutine[Any, Any, T], *expected: type[Exception]
+) -> None:
+    """Run a request's work and settle its caller with the outcome; an error the caller
+    expects (a refused join) is only passed on, any other also ends the step."""
+    try:
+        result = await work
+    except expected as exc:
+        settle(done, exc)
+    except BaseException as exc:
+        settle(done, exc)
+        raise
+    else:
+        settle(done, result)
 
 
 __all__ = [
@@ -143,4 +165,5 @@ __all__ = [
     "Message",
     "Remote",
     "Stop",
+    "answer",
 ]

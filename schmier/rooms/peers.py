@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
@@ -35,6 +36,27 @@ class Peer(Protocol):
 
     def close(self, code: int, reason: str = "") -> None:
         """Queue a close of the socket after the frames already queued."""
+
+
+R = TypeVar("R", contravariant=True)
+
+
+class Link(Protocol[R]):
+    """The cluster as an owning actor (`R`) sees it; absent for a single instance."""
+
+    instance: str
+
+    async def handle(self, room: R, op: Any) -> None:
+        """Apply one operation another instance forwarded (runs on the actor's task)."""
+
+    async def gone(self, room: R, instance: str) -> None:
+        """`instance` stopped listening: forget its sockets (runs on the actor's task)."""
+
+    def publish(self, room: R, instances: set[str], snapshot: bytes) -> None:
+        """Send the room's current snapshot to `instances` (they build their views)."""
+
+    async def finished(self, room: R, *, lost: bool, instances: set[str]) -> None:
+        """The actor stopped: give the lease up (unless `lost`), tell `instances`."""
 
 
 class RoomGone(Exception):
@@ -86,3 +108,60 @@ def seat_of(record: RoomRecord, token: str | None, token_hash: str | None) -> in
     else:
         return None
     return matches.index(True) if True in matches else None
+
+
+class Sockets:
+    """The sockets of one room: this instance's own, and other instances' (their
+    `instance` set), with the seat each holds."""
+
+    def __init__(self) -> None:
+        self._peers: set[Peer] = set()
+
+    def __contains__(self, peer: Peer) -> bool:
+        return peer in self._peers
+
+    def __bool__(self) -> bool:
+        return bool(self._peers)
+
+    def add(self, peer: Peer) -> None:
+        self._peers.add(peer)
+
+    def discard(self, peer: Peer) -> None:
+        self._peers.discard(peer)
+
+    def at(self, seat: int) -> list[Peer]:
+        """The sockets holding `seat` (a player may have the room open twice)."""
+        return [p for p in self._peers if p.seat == seat]
+
+    def has(self, seat: int) -> bool:
+        """Whether some socket holds `seat` (the player is present)."""
+        return any(p.seat == seat for p in self._peers)
+
+    def instances(self) -> set[str]:
+        """The other instances holding sockets in this room."""
+        return {p.instance for p in self._peers if p.instance is not None}
+
+    def send_views(self, frame_for: Callable[[int | None], bytes]) -> set[str]:
+        """Send each own socket the frame of its seat; the other instances to tell."""
+        instances: set[str] = set()
+        for peer in self._peers:
+            if peer.instance is None:
+                peer.send(frame_for(peer.seat))
+            else:
+                instances.add(peer.instance)
+        return instances
+
+    def send_all(self, data: bytes) -> None:
+        """The same frame to every socket (a chat line), wherever it is held."""
+        for peer in self._peers:
+            peer.send(data)
+
+    def close_own(self, code: int) -> set[str]:
+        """Close this instance's sockets and forget all; the other instances that held
+        some (their instances take the room over, or find its new owner)."""
+        instances = self.instances()
+        for peer in self._peers:
+            if peer.instance is None:
+                peer.close(code)
+        self._peers.clear()
+        return instances

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 
 from schmier import engine
+from schmier.protocol import SeatKind
 
-SeatKind = Literal["human", "bot", "empty"]
 SNAPSHOT_FORMAT = 1
 
 

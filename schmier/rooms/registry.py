@@ -17,9 +17,9 @@ from schmier.config import Settings
 from schmier.logs import event
 from schmier.metrics import Metrics
 from schmier.protocol import ClientFrame
-from schmier.rooms.actor import Link, RoomActor
+from schmier.rooms.actor import RoomActor
 from schmier.rooms.codes import new_code
-from schmier.rooms.peers import Peer, RoomGone
+from schmier.rooms.peers import Link, Peer, RoomGone
 from schmier.rooms.record import RoomRecord
 from schmier.store import LeaseLost, RoomStore, StoreError
 
@@ -117,7 +117,7 @@ class Rooms:
         return await asyncio.shield(task)
 
     async def start(
-        self, code: str, lease: str | None = None, link: Link | None = None
+        self, code: str, lease: str | None = None, link: Link[RoomActor] | None = None
     ) -> RoomActor | None:
         """Load the room and start its actor here; None when no such room is stored.
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from schmier import engine
 from schmier.engine import Action
+from schmier.protocol import ACTION_FRAMES, AddBot, RemoveBot, Start
 from schmier.rooms.codes import hash_token, new_token
 from schmier.rooms.peers import JoinRefused, Refused
 from schmier.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat
@@ -110,6 +111,19 @@ def act(record: RoomRecord, seat: int, action: Action, shuffler: Shuffler) -> Ch
     except engine.EngineError as exc:
         raise Refused(exc.code, str(exc)) from None
     return with_deal(record, new_state, [(seat, action)], shuffler)
+
+
+def for_frame(record: RoomRecord, seat: int, frame: Any, shuffler: Shuffler) -> Change:
+    """The change a lobby frame or a game action of `seat` asks for."""
+    if isinstance(frame, AddBot):
+        return add_bot(record, frame.seat)
+    if isinstance(frame, RemoveBot):
+        return remove_bot(record, frame.seat)
+    if isinstance(frame, Start):
+        return start(record, shuffler)
+    if isinstance(frame, ACTION_FRAMES):
+        return act(record, seat, frame.action(), shuffler)
+    raise Refused("bad_message", f"a {frame.type!r} frame is not a table action")
 
 
 def add_bot(record: RoomRecord, seat: int) -> Change:

@@ -1,0 +1,163 @@
+"""Every frame a client may send, parsed through one discriminated union keyed on `type`.
+
+`extra="forbid"` and strict types: anything that is not exactly a protocol frame becomes
+a `bad_message` error before it reaches a room. A game action's frame turns into the
+engine's `Action` with `.action()`, so an action is parsed once, here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from schmier.engine import MAX_DISCARD, Action
+from schmier.engine.cards import CARD_INDEX, SUITS
+from schmier.protocol.vocabulary import CHAT_MAX, Card, Suit
+
+
+class _Frame(BaseModel):
+    """Base of client frames: nothing but the fields of the protocol, exact types."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Hello(_Frame):
+    """First frame of a connection: sit at the token's seat, or watch without one."""
+
+    type: Literal["hello"]
+    token: str | None = Field(None, max_length=200)
+
+
+class Chat(_Frame):
+    """A line of table talk, seated players only."""
+
+    type: Literal["chat"]
+    text: str = Field(min_length=1, max_length=CHAT_MAX)
+
+
+class AddBot(_Frame):
+    """Lobby: put a bot in an empty seat."""
+
+    type: Literal["add_bot"]
+    seat: int
+
+
+class RemoveBot(_Frame):
+    """Lobby: free a bot's seat."""
+
+    type: Literal["remove_bot"]
+    seat: int
+
+
+class Start(_Frame):
+    """Lobby: start the game once every seat is taken."""
+
+    type: Literal["start"]
+
+
+class Bid(_Frame):
+    """Bid `amount` points."""
+
+    type: Literal["bid"]
+    amount: int
+
+    def action(self) -> Action:
+        """The engine's action (the frame is already valid: nothing is checked twice)."""
+        return Action("bid", self.amount)
+
+
+class Pass(_Frame):
+    """Pass in the bidding."""
+
+    type: Literal["pass"]
+
+    def action(self) -> Action:
+        return Action("pass")
+
+
+class Trump(_Frame):
+    """Name (Schmier) or privately commit (wisconsin4) the trump suit."""
+
+    type: Literal["trump"]
+    suit: Suit
+
+    def action(self) -> Action:
+        return Action("trump", SUITS.index(self.suit))
+
+
+class Discard(_Frame):
+    """Discard these cards (within the `min`..`max` of the legal template)."""
+
+    type: Literal["discard"]
+    cards: list[Card] = Field(max_length=MAX_DISCARD)
+
+    def action(self) -> Action:
+        return Action("discard", tuple(CARD_INDEX[c] for c in self.cards))
+
+
+class Call(_Frame):
+    """schmier5: call a partner's card, or `null` to play alone."""
+
+    type: Literal["call"]
+    card: Card | None
+
+    def action(self) -> Action:
+        return Action("call", None if self.card is None else CARD_INDEX[self.card])
+
+
+class Play(_Frame):
+    """Play a card to the trick."""
+
+    type: Literal["play"]
+    card: Card
+
+    def action(self) -> Action:
+        return Action("play", CARD_INDEX[self.card])
+
+
+class Rematch(_Frame):
+    """After the game: a new game with the same seats."""
+
+    type: Literal["rematch"]
+
+    def action(self) -> Action:
+        return Action("rematch")
+
+
+class Leave(_Frame):
+    """Extension: give up the seat. In the lobby it empties; in a game a bot takes it.
+
+    The connection stays open as a spectator and the token stops working.
+    """
+
+    type: Literal["leave"]
+
+
+ClientFrame = Annotated[
+    Hello
+    | Chat
+    | AddBot
+    | RemoveBot
+    | Start
+    | Bid
+    | Pass
+    | Trump
+    | Discard
+    | Call
+    | Play
+    | Rematch
+    | Leave,
+    Field(discriminator="type"),
+]
+CLIENT_FRAME: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
+ActionFrame = Bid | Pass | Trump | Discard | Call | Play | Rematch
+"""The frames that are engine actions: each turns into its `Action` with `.action()`."""
+ACTION_FRAMES: tuple[type[ActionFrame], ...] = ActionFrame.__args__
+CLIENT_TYPES: tuple[str, ...] = tuple(CLIENT_FRAME.json_schema()["discriminator"]["mapping"])
+"""The `type` of every client frame, read off the union (never a list kept by hand)."""
+
+
+def parse_client_frame(text: str | bytes) -> ClientFrame:
+    """The frame as a model; raises `pydantic.ValidationError` for anything else."""
+    return CLIENT_FRAME.validate_json(text)

@@ -1,0 +1,82 @@
+"""The bodies of the HTTP API (requests strict, answers documented), and player names."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from schmier.protocol.vocabulary import NAME_MAX, Phase, SeatKind, Variant
+
+
+def clean_name(raw: str) -> str:
+    """A player name made safe to show: control characters dropped, whitespace collapsed.
+
+    Raises ValueError unless 1..24 printable characters remain, so a name can never
+    carry an invisible or layout-breaking character into other players' screens.
+    """
+    kept = "".join(ch for ch in raw if not unicodedata.category(ch).startswith("C"))
+    name = " ".join(kept.split())
+    if not 1 <= len(name) <= NAME_MAX:
+        raise ValueError(f"a name is 1 to {NAME_MAX} printable characters")
+    if not name.isprintable():
+        raise ValueError("a name must be printable")
+    return name
+
+
+class CreateRoom(BaseModel):
+    """`POST /api/rooms`."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    variant: Variant
+    rules: dict[str, Any] | None = None
+
+
+class RoomCreated(BaseModel):
+    """Answer to `POST /api/rooms`."""
+
+    code: str
+    variant: Variant
+    rules: dict[str, Any]
+
+
+class SeatInfo(BaseModel):
+    """A seat in `GET /api/rooms/{code}`."""
+
+    seat: int
+    name: str | None
+    kind: SeatKind
+    connected: bool
+
+
+class RoomInfo(BaseModel):
+    """Answer to `GET /api/rooms/{code}`."""
+
+    code: str
+    variant: Variant
+    rules: dict[str, Any]
+    phase: Phase
+    seats: list[SeatInfo]
+
+
+class JoinRoom(BaseModel):
+    """`POST /api/rooms/{code}/join`; `seat` omitted means the first empty seat."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str = Field(max_length=200)
+    seat: int | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _clean(cls, value: str) -> str:
+        return clean_name(value)
+
+
+class Joined(BaseModel):
+    """Answer to a join: the seat and the secret that acts for it."""
+
+    seat: int
+    token: str

@@ -1,0 +1,122 @@
+"""What the server sends: the `View` of one seat and the server frames.
+
+Modelled for the JSON Schema served at `GET /api/protocol.json` and for the tests, which
+validate every frame they receive against them; the server itself builds views as plain
+dicts (the engine's) and never re-validates them on the hot path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from schmier.protocol.vocabulary import Card, ErrorCode, Phase, SeatKind, Suit, Variant
+
+
+class _Out(BaseModel):
+    """Base of server-side shapes: documented, and allowed to grow new fields."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class SeatView(_Out):
+    """One seat as everybody sees it."""
+
+    seat: int
+    name: str | None
+    kind: SeatKind
+    connected: bool
+    cards: int
+
+
+class Played(_Out):
+    """A card played to a trick, and by whom."""
+
+    seat: int
+    card: Card
+
+
+class TrickView(_Out):
+    """A finished trick."""
+
+    cards: list[Played]
+    winner: int
+
+
+class BidView(_Out):
+    """One bid; `amount` is null for a pass."""
+
+    seat: int
+    amount: int | None
+
+
+class LastHand(_Out):
+    """The breakdown of the last scored hand (the engine may add `by`)."""
+
+    sides: list[list[int]]
+    points: dict[str, int | None]
+    game_totals: list[int]
+    bidder: int
+    bid: int
+    made: bool
+    deltas: list[int]
+
+
+class View(_Out):
+    """What one seat, or a spectator, may see of the room; nothing more."""
+
+    code: str
+    variant: Variant
+    rules: dict[str, Any]
+    phase: Phase
+    you: int | None
+    hand: list[Card]
+    seats: list[SeatView]
+    teams: list[list[int]]
+    scores: list[int]
+    dealer: int | None
+    turn: list[int]
+    bids: list[BidView]
+    bidder: int | None
+    bid: int | None
+    trump: Suit | None
+    called: Card | None = None
+    partner: int | None = None
+    trick: list[Played]
+    tricks: list[TrickView]
+    last_hand: LastHand | None
+    winners: list[int] | None = None
+    legal: list[dict[str, Any]]
+    my_trump: Suit | None = None
+    my_discards: list[Card] = Field(default_factory=list)
+
+
+class StateFrame(_Out):
+    """The viewer's view after `hello` and after every change of the room."""
+
+    type: Literal["state"]
+    seq: int
+    view: View
+
+
+class ErrorFrame(_Out):
+    """The last frame was refused and changed nothing."""
+
+    type: Literal["error"]
+    code: ErrorCode
+    message: str
+
+
+class ChatFrame(_Out):
+    """A chat line from a seated player."""
+
+    type: Literal["chat"]
+    seat: int
+    name: str
+    text: str
+
+
+ServerFrame = Annotated[StateFrame | ErrorFrame | ChatFrame, Field(discriminator="type")]
+SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
+SERVER_TYPES: tuple[str, ...] = ("state", "error", "chat")

@@ -1,0 +1,48 @@
+"""The words of the protocol shared by every message: games, suits, cards, seats, phases,
+error codes and close codes, and the limits on what players type."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+Variant = Literal["schmier6", "schmier5", "wisconsin4"]
+Suit = Literal["S", "H", "D", "C"]
+Card = Annotated[str, Field(pattern=r"^(?:[2-9TJQKA][SHDC]|X[12])$")]
+SeatKind = Literal["human", "bot", "empty"]
+Phase = Literal["lobby", "bidding", "trump", "discard", "call", "play", "hand_over", "game_over"]
+ErrorCode = Literal[
+    "bad_message", "not_your_turn", "illegal", "forbidden", "rate_limited", "unavailable"
+]
+"""`unavailable` is this server's extension: the store could not save the change."""
+ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
+
+NAME_MAX = 24
+CHAT_MAX = 300
+
+
+class CloseCode(IntEnum):
+    """Every WebSocket close code the server uses, and why."""
+
+    NORMAL = 1000
+    """The client asked to close."""
+    UNSUPPORTED_DATA = 1003
+    """A binary frame: the protocol is text (JSON) only."""
+    INVALID_PAYLOAD = 1007
+    """A text frame that is not valid UTF-8 (sent by the WebSocket layer)."""
+    POLICY_VIOLATION = 1008
+    """The connection kept sending past its rate limit, or could not keep up."""
+    MESSAGE_TOO_BIG = 1009
+    """A frame larger than `SCHMIER_MAX_FRAME` (8 KiB) (sent by the WebSocket layer)."""
+    INTERNAL_ERROR = 1011
+    """The room failed (for instance its store is unreachable)."""
+    SERVICE_RESTART = 1012
+    """The server is shutting down; reconnect in a moment."""
+    BAD_TOKEN = 4401
+    """The hello's token does not hold a seat in this room."""
+    UNKNOWN_ROOM = 4404
+    """No room has this code."""
+    HELLO_TIMEOUT = 4408
+    """No hello within `SCHMIER_HELLO_TIMEOUT` seconds."""

@@ -177,21 +177,26 @@ class RedisStore:
         """`name` under this store's prefix, for keys and channels of the cluster."""
         return f"{self._prefix}{name}"
 
+    def room_part(self, code: str, part: str) -> str:
+        """The key of one part of a room (`room`, `log`, `lease`, `fence`, ...): every key
+        of a room is made here, so a room's keys always follow one scheme."""
+        return f"{self._prefix}{part}:{code}"
+
     def lease_key(self, code: str) -> str:
         """The string holding `instance:fence` of the room's current owner."""
-        return f"{self._prefix}lease:{code}"
+        return self.room_part(code, "lease")
 
     def fence_key(self, code: str) -> str:
         """The counter that numbers the room's leases."""
-        return f"{self._prefix}fence:{code}"
+        return self.room_part(code, "fence")
 
     def room_key(self, code: str) -> str:
         """The hash holding the room's version and snapshot."""
-        return f"{self._prefix}room:{code}"
+        return self.room_part(code, "room")
 
     def log_key(self, code: str) -> str:
         """The list holding the room's log."""
-        return f"{self._prefix}log:{code}"
+        return self.room_part(code, "log")
 
     async def create(self, code: str, snapshot: bytes) -> bool:
         async with _backend("create"):

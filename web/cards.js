@@ -1,17 +1,14 @@
 // Cards as the protocol writes them ("AS", "TH", "X1") and how they look.
 //
 // The client never decides which card may be played (the server's `legal` list does);
-// this module only knows how to name, sort and draw a card.
+// this module only knows how to name, sort and draw a card. Sorting follows the game's
+// rule book (games.js): nothing here knows a game by name.
 
 import { t } from "./i18n.js";
 
 export const SUITS = ["S", "H", "D", "C"];
 export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"];
 const RED = new Set(["H", "D"]);
-// The jack of the same colour is the left bauer in the Schmier games; sorting it
-// with the trumps keeps "trumps together" without knowing the rules any further.
-const SAME_COLOUR = { S: "C", C: "S", H: "D", D: "H" };
 
 export function isJoker(card) {
   return card.startsWith("X");
@@ -47,27 +44,35 @@ export function cardShort(card) {
 }
 
 /**
- * Sort a hand by suit, trumps together and first (the left bauer and the jokers
- * join them), alternating colours so that neighbouring suits are easy to tell apart.
+ * Sort a hand for the eye: trumps together and first, in the game's trump order (the
+ * rule book's `trump_order`, bauers and jokers included), then the other suits in
+ * their `plain_order`, alternating colours so that neighbouring suits are easy to
+ * tell apart. Before trump is known: spades, hearts, clubs, diamonds, jokers last.
  */
-export function sortHand(cards, trump, variant) {
-  const order = trump ? [trump, ...alternate(trump)] : ["S", "H", "C", "D"];
-  const leftBauer = trump && variant !== "wisconsin4" ? `J${SAME_COLOUR[trump]}` : null;
+export function sortHand(cards, trump, book) {
+  const trumps = (trump && book.trump_order[trump]) || [];
+  const suits = trump ? alternate(trump) : ["S", "H", "C", "D"];
+  const plain = book.plain_order;
   const key = (card) => {
-    if (isJoker(card)) return [trump ? 0 : 9, 0, card];
-    if (card === leftBauer) return [0, 9.5, card];
-    const group = order.indexOf(card[1]) + (trump && card[1] !== trump ? 1 : 0);
-    let rank = RANKS.indexOf(card[0]);
-    if (trump && card[1] === trump && card[0] === "J") rank = 9.7;
-    return [group, rank, card];
+    const high = trumps.indexOf(card);
+    if (high >= 0) return [0, high, card];
+    if (isJoker(card)) return [suits.length + 1, 0, card];
+    const rank = plain.indexOf(card[0]);
+    return [1 + suits.indexOf(card[1]), rank < 0 ? plain.length : rank, card];
   };
   return [...cards].sort((a, b) => {
     const ka = key(a);
     const kb = key(b);
     if (ka[0] !== kb[0]) return ka[0] - kb[0];
-    if (ka[1] !== kb[1]) return kb[1] - ka[1];
+    if (ka[1] !== kb[1]) return ka[1] - kb[1];
     return ka[2] < kb[2] ? -1 : 1;
   });
+}
+
+/** Where a rank stands in the game's `plain_order` (0 for the highest). */
+export function plainRank(book, card) {
+  const i = book.plain_order.indexOf(card[0]);
+  return i < 0 ? book.plain_order.length : i;
 }
 
 function alternate(trump) {

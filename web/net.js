@@ -1,5 +1,6 @@
-// The two ways the client talks to the server: plain HTTP for rooms and seats, and
-// one WebSocket per room for everything that happens at the table (PROTOCOL.md).
+// The wire: plain HTTP for rooms, seats and the rule books, one WebSocket per room for
+// everything that happens at the table (docs/protocol.md), and the seat tokens kept in
+// localStorage. Nothing here draws or knows the game.
 
 /** Call the HTTP API; never throws for an HTTP status, only for a dead network. */
 export async function api(method, path, body) {
@@ -40,8 +41,29 @@ export function setToken(code, token) {
   localStorage.setItem(TOKEN_KEY, JSON.stringify(all));
 }
 
+/** The WebSocket close codes the server uses (docs/protocol.md, "Close codes"). */
+export const CLOSE = Object.freeze({
+  NORMAL: 1000,
+  BINARY_FRAME: 1003,
+  BAD_UTF8: 1007,
+  RATE_LIMITED: 1008,
+  FRAME_TOO_BIG: 1009,
+  ROOM_FAILED: 1011,
+  RESTARTING: 1012,
+  BAD_TOKEN: 4401,
+  NO_ROOM: 4404,
+  NO_HELLO: 4408,
+});
+
 // Close codes after which retrying the same hello cannot help.
-const FINAL = new Set([4404, 4401, 1008, 1009, 1003, 1007]);
+const FINAL = new Set([
+  CLOSE.NO_ROOM,
+  CLOSE.BAD_TOKEN,
+  CLOSE.RATE_LIMITED,
+  CLOSE.FRAME_TOO_BIG,
+  CLOSE.BINARY_FRAME,
+  CLOSE.BAD_UTF8,
+]);
 
 /**
  * One room's socket that says hello again after every reconnect, backing off
@@ -124,7 +146,7 @@ export class Connection {
     if (this.ws) {
       const ws = this.ws;
       this.ws = null;
-      ws.close(1000);
+      ws.close(CLOSE.NORMAL);
     }
   }
 }

@@ -1,0 +1,256 @@
+// The action panel: what this player may do now, one render function per phase.
+//
+// Every button is one entry of the server's `view.legal`, sent exactly as listed (the
+// discard sends the cards picked in the hand, within the template's min..max). A phase
+// function returns the panel's parts; `renderActions` adds the "waiting for …" line and
+// hides the panel when it is empty.
+
+import { t } from "./i18n.js";
+import { $, fill, h } from "./dom.js";
+import { SUITS, SUIT_SYMBOL, cardName, cardShort, isJoker, plainRank } from "./cards.js";
+import { legalOf, room, seatInfo, seatName, send, teamLabel, teamLetter } from "./state.js";
+
+const PHASES = {
+  lobby: lobbyPanel,
+  bidding: biddingPanel,
+  trump: trumpPanel,
+  discard: discardPanel,
+  call: callPanel,
+  play: playPanel,
+  hand_over: handOverPanel,
+  game_over: gameOverPanel,
+};
+
+// In these phases nobody is "awaited": there is no "waiting for …" line.
+const NO_WAITING = new Set(["lobby", "hand_over", "game_over"]);
+
+export function renderActions() {
+  const v = room.view;
+  const el = $("actions");
+  const mine = (v.turn || []).includes(v.you);
+  const parts = PHASES[v.phase] ? PHASES[v.phase](v, mine) : [];
+  if (!mine && !NO_WAITING.has(v.phase)) {
+    const names = (v.turn || []).map(seatName);
+    if (names.length) parts.push(h("p", { class: "waiting" }, t("wait.for", { names: names.join(", ") })));
+  }
+  fill(el, parts);
+  el.hidden = parts.length === 0;
+}
+
+/** A button that sends `action` (a `legal` entry), its fields mirrored in data-*. */
+export function actionButton(action, label, props = {}) {
+  const dataset = { action: action.type };
+  if (action.amount !== undefined) dataset.amount = String(action.amount);
+  if (action.suit !== undefined) dataset.suit = action.suit;
+  if (action.seat !== undefined) dataset.seat = String(action.seat);
+  if (action.card) dataset.card = action.card;
+  return h("button", { type: "button", dataset, onclick: () => send(action), ...props }, label);
+}
+
+function title(text) {
+  return h("h2", { class: "panel-title", role: "status" }, text);
+}
+
+function row(...buttons) {
+  return h("div", { class: "button-row" }, buttons);
+}
+
+/** This hand's bids, in view from the bidding until the play starts. */
+function bidsMade(v) {
+  const bids = v.bids || [];
+  return h(
+    "div",
+    { class: "bids-made", "aria-label": t("bid.list") },
+    bids.length === 0
+      ? h("span", { class: "muted" }, t("bid.none_yet"))
+      : bids.map((b) =>
+          h("span", { class: "bid-entry" }, `${seatName(b.seat)}: `, b.amount === null ? t("bid.pass") : String(b.amount)),
+        ),
+  );
+}
+
+// ---------------------------------------------------------------- one function per phase
+
+function lobbyPanel(v) {
+  const addBots = legalOf("add_bot");
+  const removeBots = legalOf("remove_bot");
+  const start = legalOf("start")[0];
+  const teams = v.teams.map((team, i) =>
+    h(
+      "div",
+      { class: `lobby-team team-${i}` },
+      teamLetter(i)
+        ? h(
+            "div",
+            { class: "lobby-team-name" },
+            h("span", { class: "team-letter" }, teamLetter(i)),
+            t("team.n", { n: teamLetter(i) }),
+          )
+        : null,
+      team.map((seat) => lobbySeat(v, seat, addBots, removeBots)),
+    ),
+  );
+  const buttons = [];
+  if (addBots.length > 1) {
+    const fillBots = () => {
+      for (const a of legalOf("add_bot")) send(a);
+    };
+    buttons.push(
+      h("button", { type: "button", class: "secondary", dataset: { action: "fill_bots" }, onclick: fillBots }, t("lobby.fill")),
+    );
+  }
+  if (start) buttons.push(actionButton(start, t("lobby.start"), { class: "primary big" }));
+  const empty = v.seats.filter((s) => s.kind === "empty").length;
+  // The buttons come first: on a phone they are what the thumb is looking for.
+  return [
+    h(
+      "div",
+      { class: "lobby" },
+      h("h2", { class: "panel-title" }, t("lobby.title")),
+      empty ? h("p", { class: "muted" }, t("lobby.need", { n: empty })) : null,
+      buttons.length ? h("div", { class: "button-row lobby-buttons" }, buttons) : null,
+      h("div", { class: "lobby-teams" }, teams),
+    ),
+  ];
+}
+
+function lobbySeat(v, seat, addBots, removeBots) {
+  const s = seatInfo(seat);
+  const add = addBots.find((a) => a.seat === seat);
+  const remove = removeBots.find((a) => a.seat === seat);
+  return h(
+    "div",
+    { class: "lobby-seat", dataset: { seat: String(seat) } },
+    h("span", { class: "lobby-seat-no" }, String(seat + 1)),
+    h(
+      "span",
+      { class: `lobby-seat-name${s.kind === "empty" ? " muted" : ""}` },
+      s.kind === "empty" ? t("seat.empty") : s.name,
+      s.kind === "bot" ? h("span", { class: "badge bot" }, t("seat.bot")) : null,
+      s.seat === v.you ? h("span", { class: "badge you" }, t("seat.you")) : null,
+    ),
+    add ? actionButton(add, t("lobby.add_bot"), { class: "small" }) : null,
+    remove ? actionButton(remove, t("lobby.remove_bot"), { class: "small quiet" }) : null,
+  );
+}
+
+function biddingPanel(v) {
+  const parts = [bidsMade(v)];
+  const bids = legalOf("bid");
+  const pass = legalOf("pass")[0];
+  if (bids.length || pass) {
+    parts.push(title(t("bid.your_turn")));
+    parts.push(
+      row(
+        bids.map((b) =>
+          actionButton(b, String(b.amount), { class: "primary bid-button", "aria-label": t("bid.aria", { n: b.amount }) }),
+        ),
+        pass ? actionButton(pass, t("bid.pass"), { class: "secondary" }) : null,
+      ),
+    );
+  }
+  return parts;
+}
+
+function trumpPanel(v) {
+  const parts = [bidsMade(v)];
+  const suits = legalOf("trump");
+  if (!suits.length) return parts;
+  // Where trump is committed in secret (and shown by the first lead), say so.
+  if (room.book.secret_trump) {
+    parts.push(title(t("trump.commit")), h("p", { class: "muted" }, t("trump.commit_help")));
+  } else {
+    parts.push(title(t("trump.choose")));
+  }
+  const buttons = SUITS.map((s) => suits.find((a) => a.suit === s))
+    .filter(Boolean)
+    .map((a) =>
+      actionButton(a, [h("span", { class: "suit-sym", "aria-hidden": "true" }, SUIT_SYMBOL[a.suit]), " ", t(`suit.${a.suit}`)], {
+        class: `trump-button suit-${a.suit}`,
+      }),
+    );
+  parts.push(row(buttons));
+  return parts;
+}
+
+function discardPanel(v) {
+  const parts = [bidsMade(v)];
+  const d = legalOf("discard")[0];
+  if (!d) return parts;
+  const n = room.selected.size;
+  const ok = n >= d.min && n <= d.max;
+  parts.push(title(d.min === d.max ? t("discard.exact", { n: d.min }) : t("discard.range", { min: d.min, max: d.max })));
+  parts.push(h("p", { class: "muted" }, t("discard.help", { n })));
+  const discard = () => {
+    const cards = [...room.selected];
+    if (cards.length >= d.min && cards.length <= d.max) send({ type: "discard", cards });
+  };
+  parts.push(
+    row(
+      h(
+        "button",
+        { type: "button", class: "primary", disabled: !ok, dataset: { action: "discard" }, onclick: discard },
+        n === 0 && d.min === 0 ? t("discard.none") : t("discard.do", { n }),
+      ),
+    ),
+  );
+  return parts;
+}
+
+// The call picker's columns: the suits, then the jokers.
+const CALL_COLUMNS = ["S", "H", "C", "D", "X"];
+
+function callPanel(v) {
+  const parts = [bidsMade(v)];
+  const calls = legalOf("call");
+  if (!calls.length) return parts;
+  parts.push(title(t("call.title")), h("p", { class: "muted" }, t("call.help")));
+  const bySuit = new Map();
+  for (const c of calls) {
+    if (!c.card) continue;
+    const key = isJoker(c.card) ? "X" : c.card[1];
+    if (!bySuit.has(key)) bySuit.set(key, []);
+    bySuit.get(key).push(c);
+  }
+  const byRank = (a, b) => plainRank(room.book, a.card) - plainRank(room.book, b.card);
+  parts.push(
+    h(
+      "div",
+      { class: "call-grid" },
+      CALL_COLUMNS.filter((k) => bySuit.has(k)).map((k) =>
+        h(
+          "div",
+          { class: `call-suit suit-${k}` },
+          bySuit
+            .get(k)
+            .sort(byRank)
+            .map((c) => actionButton(c, cardShort(c.card), { class: `call-card suit-${k}`, "aria-label": cardName(c.card) })),
+        ),
+      ),
+    ),
+  );
+  if (calls.some((c) => !c.card)) {
+    parts.push(row(actionButton({ type: "call", card: null }, t("call.alone"), { class: "secondary" })));
+  }
+  return parts;
+}
+
+function playPanel(v, mine) {
+  return mine && legalOf("play").length ? [title(t("play.your_turn"))] : [];
+}
+
+function handOverPanel() {
+  return [h("p", { class: "muted" }, t("hand.next_soon"))];
+}
+
+function gameOverPanel(v) {
+  const winners = (v.winners || []).map((i) => teamLabel(i)).join(", ");
+  const iWon = (v.winners || []).some((i) => v.teams[i].includes(v.you));
+  const parts = [
+    h("h2", { class: `panel-title game-over${iWon ? " won" : ""}` }, t("game.over")),
+    h("p", { class: "winners" }, t("game.winners", { names: winners })),
+  ];
+  const rematch = legalOf("rematch")[0];
+  if (rematch) parts.push(row(actionButton(rematch, t("game.rematch"), { class: "primary big" })));
+  return parts;
+}

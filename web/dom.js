@@ -1,0 +1,76 @@
+// DOM helpers: build elements and text nodes, never HTML.
+//
+// User-supplied text (names, chat) only ever reaches the page through textContent or
+// text nodes: `h` and `fill` have no way to insert markup, and nothing in web/ parses
+// a string as HTML (tests/test_browser_static.py checks the sources).
+
+/**
+ * `h("button", {class: "primary", dataset: {action: "start"}, onclick}, "Start")`.
+ * Props: `class`, `text`, `dataset`, `on<event>` handlers, booleans as properties
+ * (`disabled`, `checked`, …; false leaves them out), everything else as an attribute.
+ * Children are nodes or strings (strings become text nodes); null/false are skipped.
+ */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    else if (typeof v === "boolean") el[k] = v;
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+export function $(id) {
+  return document.getElementById(id);
+}
+
+/** Replace the children of `el` (nodes or strings, as for `h`). */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+}
+
+function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : String(c));
+  }
+}
+
+const FOCUS_KEYS = ["card", "action", "amount", "suit", "seat"];
+
+function focusKey(el) {
+  return FOCUS_KEYS.map((k) => (el.dataset[k] === undefined ? "" : el.dataset[k])).join("|");
+}
+
+/**
+ * Re-rendering replaces buttons; put the keyboard focus back on the button that
+ * does the same thing, so keyboard players do not lose their place on every update.
+ */
+export function keepFocus(fn) {
+  const active = document.activeElement;
+  let key = null;
+  if (active && active !== document.body && active.dataset) {
+    if (active.dataset.card || active.dataset.action) key = focusKey(active);
+  }
+  fn();
+  if (key === null || document.activeElement === active) return;
+  for (const el of document.querySelectorAll("button[data-card], button[data-action]")) {
+    if (focusKey(el) === key && !el.disabled) {
+      el.focus({ preventScroll: true });
+      return;
+    }
+  }
+  // The button is gone (the card was played, the bid made): go on to the next thing
+  // there is to do rather than back to the top of the page.
+  const next =
+    document.querySelector("#actions button:not(:disabled)") ||
+    document.querySelector("#hand button[data-card]:not(:disabled)") ||
+    document.querySelector("#hand button[data-card]");
+  if (next) next.focus({ preventScroll: true });
+}

@@ -1,0 +1,52 @@
+// The player's hand: one button per card, sorted for the eye by the game's trump order.
+//
+// A card is enabled exactly when `view.legal` lists a play of it, or, during a discard,
+// when it is in the template's `from`; then a click picks it (or puts it back) and the
+// action panel's discard button sends the picked cards.
+
+import { t } from "./i18n.js";
+import { $, fill, h } from "./dom.js";
+import { cardFace, cardName, sortHand } from "./cards.js";
+import { isSeated, legalOf, room, send, toggleDiscard } from "./state.js";
+
+export function renderHand() {
+  const v = room.view;
+  const el = $("hand");
+  if (!isSeated()) {
+    fill(el, v.phase === "lobby" ? null : h("p", { class: "muted spectating" }, t("spectating")));
+    return;
+  }
+  const plays = new Set(legalOf("play").map((a) => a.card));
+  const discard = legalOf("discard")[0];
+  const from = new Set(discard ? discard.from : []);
+  const mode = plays.size ? "play" : discard ? "discard" : "idle";
+  const cards = sortHand(v.hand || [], v.trump || v.my_trump, room.book).map((card) => {
+    const enabled = mode === "play" ? plays.has(card) : mode === "discard" ? from.has(card) : false;
+    const selected = mode === "discard" && room.selected.has(card);
+    const cls = ["card"];
+    if (mode !== "idle") cls.push(enabled ? "playable" : "dimmed");
+    if (selected) cls.push("selected");
+    return h(
+      "button",
+      {
+        type: "button",
+        class: cls.join(" "),
+        disabled: !enabled,
+        "aria-label": cardName(card),
+        "aria-pressed": mode === "discard" ? String(selected) : null,
+        dataset: { card },
+        onclick: () => {
+          if (mode === "play") send({ type: "play", card });
+          else if (mode === "discard") toggleDiscard(card);
+        },
+      },
+      cardFace(card),
+      selected ? h("span", { class: "discard-mark", "aria-hidden": "true" }, "✕") : null,
+    );
+  });
+  fill(
+    el,
+    h("h2", { class: "sr-only" }, t("hand.yours")),
+    cards.length ? h("div", { class: `cards mode-${mode}` }, cards) : null,
+  );
+}

@@ -1,0 +1,72 @@
+// The page's shell, the same on every screen: the top bar (brand, the game's chip
+// slot, the language picker), the connection banner, the toast, and the one-message
+// page for the ends of the road (no such room, connection closed, server unreachable).
+//
+// Choosing a language only stores it and announces LANGUAGE_EVENT on `window`;
+// app.js redraws the current screen in the new language.
+
+import { LANGUAGES, currentLanguage, setLanguage, t } from "./i18n.js";
+import { $, h } from "./dom.js";
+
+export const LANGUAGE_EVENT = "schmier:language";
+
+/** Replace the page's body with the shell around `main`. */
+export function shell(...main) {
+  const picker = h(
+    "select",
+    {
+      id: "lang",
+      "aria-label": t("language"),
+      onchange: (ev) => {
+        setLanguage(ev.target.value);
+        window.dispatchEvent(new Event(LANGUAGE_EVENT));
+      },
+    },
+    LANGUAGES.map(([code, label]) =>
+      h("option", { value: code, selected: code === currentLanguage() }, label),
+    ),
+  );
+  const header = h(
+    "header",
+    { class: "topbar" },
+    h("a", { class: "brand", href: "/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), "Schmier"),
+    h("div", { class: "topbar-mid", id: "topbar-mid" }),
+    h("label", { class: "lang" }, h("span", { class: "sr-only" }, t("language")), picker),
+  );
+  const banner = h("div", { id: "banner", class: "banner", role: "status", hidden: true });
+  const toast = h("div", { id: "toast", class: "toast", role: "alert", hidden: true });
+  document.body.replaceChildren(header, banner, toast, ...main);
+}
+
+/** The connection banner: hidden while open, else "connecting" or "reconnecting". */
+export function showBanner(status) {
+  const el = $("banner");
+  if (!el) return;
+  el.hidden = status === "open";
+  el.textContent = status === "reconnecting" ? t("reconnecting") : t("connecting");
+  document.body.dataset.connection = status;
+}
+
+/** The toast: a short message (a refused action), or hidden when `text` is empty. */
+export function showToast(text) {
+  const el = $("toast");
+  if (!el) return;
+  el.textContent = text || "";
+  el.hidden = !text;
+}
+
+/** A page with one message and the way back to the home page. */
+export function messagePage(message) {
+  shell(
+    h(
+      "main",
+      { class: "home" },
+      h(
+        "div",
+        { class: "card-panel" },
+        h("h1", {}, message),
+        h("p", {}, h("a", { href: "/", class: "button-link" }, t("home.new_room"))),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,116 @@
+// The room page's render orchestrator: builds the page's fixed frame, and after every
+// change of the room state (state.js) redraws the panels that show it. Each panel is
+// drawn by its own module from `room` alone; this module only decides which ones, in
+// which order, and keeps the keyboard focus in place while they are replaced.
+
+import { t } from "./i18n.js";
+import { $, h, keepFocus } from "./dom.js";
+import { messagePage, shell, showBanner, showToast } from "./page.js";
+import { myTurn, room, subscribe } from "./state.js";
+import { renderScoreboard, renderTable, renderTopbar } from "./table.js";
+import { renderActions } from "./actions.js";
+import { renderHand } from "./hand.js";
+import { renderSheet, renderSummary } from "./summary.js";
+import {
+  chatPanel,
+  joinPanel,
+  renderChat,
+  renderChatForm,
+  renderInvite,
+  renderJoin,
+  renderJoinError,
+  renderLeave,
+} from "./side.js";
+
+/** What to redraw for each change announced by state.js. */
+const REDRAW = {
+  view: renderView,
+  status: () => showBanner(room.status),
+  chat: renderChat,
+  selection: () =>
+    keepFocus(() => {
+      renderHand();
+      renderActions();
+    }),
+  join: renderJoinError,
+  toast: () => showToast(room.toast),
+  fatal: renderFatal,
+};
+
+let subscribed = false;
+
+/** Draw the room page (again, after a language change) and follow the room state. */
+export function showRoom() {
+  if (!subscribed) {
+    subscribe((what) => {
+      if (room.fatal && what !== "fatal") return;
+      if (what === "fatal" || $("room")) REDRAW[what]();
+    });
+    subscribed = true;
+  }
+  if (room.fatal) {
+    renderFatal();
+    return;
+  }
+  document.title = `Schmier · ${room.code}`;
+  buildFrame();
+  showBanner(room.status);
+  if (room.view) renderView();
+}
+
+function renderFatal() {
+  messagePage(room.fatal === "not_found" ? t("err.no_room") : t("err.closed"));
+}
+
+/** The page's fixed frame; the parts that follow the game are filled by renderView(). */
+function buildFrame() {
+  shell(
+    h(
+      "main",
+      { class: "room", id: "room" },
+      h(
+        "section",
+        { class: "board", "aria-label": t("table") },
+        h("div", { id: "scoreboard", class: "scoreboard" }),
+        h("div", { id: "table", class: "table" }),
+        joinPanel(),
+        h("section", { id: "invite", class: "card-panel invite", hidden: true }),
+        h("div", { id: "actions", class: "actions" }),
+        h("div", { id: "hand", class: "hand", role: "group", "aria-label": t("hand.yours") }),
+        h("div", { id: "summary", class: "summary" }),
+      ),
+      h(
+        "aside",
+        { class: "side" },
+        chatPanel(),
+        h("section", { id: "sheet", class: "card-panel sheet" }),
+        h("section", { id: "leave", class: "card-panel leave", hidden: true }),
+      ),
+    ),
+  );
+  renderChat();
+  renderSheet();
+}
+
+/** Everything that follows the view, from the top of the page down. */
+function renderView() {
+  const v = room.view;
+  if (!v) return;
+  // The tab's title says when it is this player's turn, for a player in another tab.
+  document.title = `${myTurn() ? "▶ " : ""}Schmier · ${room.code}`;
+  document.body.dataset.seq = String(room.seq);
+  document.body.dataset.phase = v.phase;
+  keepFocus(() => {
+    renderTopbar();
+    renderScoreboard();
+    renderTable();
+    renderJoin();
+    renderActions();
+    renderHand();
+    renderSummary();
+    renderInvite();
+    renderSheet();
+    renderLeave();
+  });
+  renderChatForm();
+}

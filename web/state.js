@@ -1,0 +1,286 @@
+// The room's state, and the one place that changes it.
+//
+// Data flows one way: a frame from the server (or a click) comes in here, changes
+// `room`, and announces what changed to the subscribers (render.js), which redraw
+// from `room` alone. The panels never change `room` themselves; they call the commands
+// at the bottom of this module. The change names are:
+//
+//   "view"       a new state frame (or the held trick expired): everything
+//   "status"     the connection's status (the banner)
+//   "chat"       a chat line arrived
+//   "selection"  the cards picked for a discard
+//   "join"       the join panel's message
+//   "toast"      a message that shows for a moment (a refused action)
+//   "fatal"      the room is gone or the connection is closed for good
+//
+// The score sheet is kept in sessionStorage per room, so a reload keeps it.
+
+import { t, has } from "./i18n.js";
+import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
+import { gameOf, scoresByTeam } from "./games.js";
+
+const TRICK_PAUSE_MS = 1200;
+const TOAST_MS = 4000;
+const CHAT_KEEP = 200;
+const NAME_KEY = "schmier.name";
+
+/** Everything the room's page shows, and nothing else holds state. */
+export const room = {
+  code: "",
+  conn: null,
+  view: null, // the newest view (docs/protocol.md, "View")
+  book: null, // the rule book of the room's game (games.js)
+  seq: -1,
+  status: "connecting", // the connection: "connecting", "open" or "reconnecting"
+  selected: new Set(), // cards picked for the discard
+  chat: [], // the last CHAT_KEEP chat frames
+  sheet: { entries: [], lastKey: null, game: 0 }, // the score sheet, one entry a hand
+  held: null, // a finished trick kept on the table for a moment
+  heldTimer: null,
+  prevTricks: null,
+  joinError: "",
+  toast: "",
+  toastTimer: null,
+  fatal: null, // "not_found" or "closed" once the connection has ended for good
+};
+
+const subscribers = [];
+
+/** Call `fn(change)` after every change of the room (the change names above). */
+export function subscribe(fn) {
+  subscribers.push(fn);
+}
+
+function changed(what) {
+  for (const fn of subscribers) fn(what);
+}
+
+// ---------------------------------------------------------------- the score sheet
+
+function sheetKey() {
+  return `schmier.sheet.${room.code.toLowerCase()}`;
+}
+
+function loadSheet() {
+  try {
+    const s = JSON.parse(sessionStorage.getItem(sheetKey()) || "null");
+    if (s && Array.isArray(s.entries)) room.sheet = s;
+  } catch {
+    /* a broken entry only loses the history */
+  }
+}
+
+function saveSheet() {
+  sessionStorage.setItem(sheetKey(), JSON.stringify(room.sheet));
+}
+
+function recordHand(view) {
+  const last = view.last_hand;
+  if (!last) return;
+  const key = JSON.stringify(last);
+  if (key === room.sheet.lastKey) return;
+  room.sheet.lastKey = key;
+  room.sheet.entries.push({
+    bidder: last.bidder,
+    bidderName: seatName(last.bidder),
+    bid: last.bid,
+    made: last.made,
+    deltas: last.deltas,
+    scores: view.scores,
+  });
+  saveSheet();
+}
+
+// ---------------------------------------------------------------- the connection
+
+/** Start watching the room `code` (sitting down at once if this browser has its token). */
+export function openRoom(code) {
+  room.code = code;
+  loadSheet();
+  room.conn = new Connection(code, {
+    onMessage,
+    onStatus: (s) => {
+      room.status = s;
+      changed("status");
+    },
+    onFinal,
+  });
+  room.view = null;
+  room.prevTricks = null;
+  room.conn.open(getToken(code));
+}
+
+function onFinal(code) {
+  if (code === CLOSE.BAD_TOKEN) {
+    // The seat is gone (freed, or the room was reset): watch, and offer to join again.
+    setToken(room.code, null);
+    room.joinError = t("err.seat_lost");
+    room.conn.open(null);
+    return;
+  }
+  room.fatal = code === CLOSE.NO_ROOM ? "not_found" : "closed";
+  changed("fatal");
+}
+
+function onMessage(msg) {
+  if (msg.type === "state") {
+    if (typeof msg.seq === "number" && msg.seq < room.seq && room.view) return;
+    room.seq = msg.seq;
+    applyView(msg.view);
+  } else if (msg.type === "chat") {
+    room.chat.push(msg);
+    if (room.chat.length > CHAT_KEEP) room.chat.shift();
+    changed("chat");
+  } else if (msg.type === "error") {
+    notice(has(`err.${msg.code}`) ? t(`err.${msg.code}`) : msg.message);
+  }
+}
+
+function applyView(view) {
+  const prev = room.view;
+  room.view = view;
+  room.book = gameOf(view.variant);
+  if (view.you === null && getToken(room.code) && room.conn.token) {
+    // We said hello with a token and sit nowhere: the seat was left or freed.
+    setToken(room.code, null);
+    room.conn.token = null;
+  }
+  holdFinishedTrick(view.tricks || []);
+  // A selection only makes sense while the same discard is open.
+  const discard = legalOf("discard")[0];
+  if (!discard) room.selected.clear();
+  else for (const c of [...room.selected]) if (!discard.from.includes(c)) room.selected.delete(c);
+  // A rematch starts a fresh score sheet.
+  if (prev && prev.phase === "game_over" && view.phase !== "game_over") {
+    room.sheet = { entries: [], lastKey: room.sheet.lastKey, game: (room.sheet.game || 0) + 1 };
+  }
+  recordHand(view);
+  changed("view");
+}
+
+/** Keep a finished trick on the table a moment so people can see who won it. */
+function holdFinishedTrick(tricks) {
+  if (room.prevTricks !== null && tricks.length > room.prevTricks && tricks.length > 0) {
+    room.held = tricks[tricks.length - 1];
+    clearTimeout(room.heldTimer);
+    room.heldTimer = setTimeout(() => {
+      room.held = null;
+      changed("view");
+    }, TRICK_PAUSE_MS);
+  } else if (tricks.length < (room.prevTricks || 0)) {
+    room.held = null;
+  }
+  room.prevTricks = tricks.length;
+}
+
+// ---------------------------------------------------------------- questions about the view
+
+/** The entries of `view.legal` of one type. */
+export function legalOf(type) {
+  return (room.view?.legal || []).filter((a) => a.type === type);
+}
+
+export function isSeated() {
+  return room.view !== null && room.view.you !== null && room.view.you !== undefined;
+}
+
+/** Whether this player is awaited now and has something to do. */
+export function myTurn() {
+  const v = room.view;
+  return isSeated() && (v.turn || []).includes(v.you) && v.legal.length > 0;
+}
+
+export function seatInfo(seat) {
+  return room.view?.seats.find((s) => s.seat === seat) || null;
+}
+
+export function seatName(seat) {
+  if (seat === null || seat === undefined) return "";
+  const s = seatInfo(seat);
+  if (!s || s.kind === "empty" || !s.name) return t("seat.n", { n: seat + 1 });
+  return s.name;
+}
+
+export function teamIndex(seat) {
+  return (room.view?.teams || []).findIndex((team) => team.includes(seat));
+}
+
+/** The names of a scoring unit (an entry of `view.teams`): "Ann & Bot 4". */
+export function teamLabel(i) {
+  return sideLabel(room.view.teams[i]);
+}
+
+/** The letter of scoring unit `i` ("A", "B", …), or null when the game scores per player. */
+export function teamLetter(i) {
+  return room.book && scoresByTeam(room.book) ? String.fromCharCode(65 + i) : null;
+}
+
+/** The names of a list of seats: "Ann & Bot 4". */
+export function sideLabel(side) {
+  return side.map(seatName).join(" & ");
+}
+
+// ---------------------------------------------------------------- commands
+
+/** Send an action (one of `view.legal`, or chat/leave); a toast when offline. */
+export function send(action) {
+  if (!room.conn || !room.conn.send(action)) notice(t("err.offline"));
+}
+
+/** Send a chat line; whether it went out. */
+export function sendChat(text) {
+  return Boolean(room.conn && room.conn.send({ type: "chat", text }));
+}
+
+/** Pick a card for the discard, or put it back. */
+export function toggleDiscard(card) {
+  if (room.selected.has(card)) room.selected.delete(card);
+  else room.selected.add(card);
+  changed("selection");
+}
+
+/** Show `text` as a toast for a moment. */
+export function notice(text) {
+  room.toast = text;
+  clearTimeout(room.toastTimer);
+  room.toastTimer = setTimeout(() => {
+    room.toast = "";
+    changed("toast");
+  }, TOAST_MS);
+  changed("toast");
+}
+
+function joinFailed(text) {
+  room.joinError = text;
+  changed("join");
+}
+
+/** The name this browser joined with last time. */
+export function savedName() {
+  return localStorage.getItem(NAME_KEY) || "";
+}
+
+/** Take seat `seat` under `name` (POST …/join), then say hello with the new token. */
+export async function joinSeat(name, seat) {
+  if (!name) {
+    joinFailed(t("err.name"));
+    return;
+  }
+  localStorage.setItem(NAME_KEY, name);
+  let res;
+  try {
+    res = await api("POST", `/api/rooms/${encodeURIComponent(room.code)}/join`, { name, seat });
+  } catch {
+    joinFailed(t("err.network"));
+    return;
+  }
+  if (res.status === 200 && res.data && res.data.token) {
+    room.joinError = "";
+    setToken(room.code, res.data.token);
+    room.prevTricks = null;
+    room.conn.reopen(res.data.token);
+    return;
+  }
+  const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many" };
+  joinFailed(t(reasons[res.status] || "err.network"));
+}

@@ -1,0 +1,115 @@
+// The hand summary (who took each point, in the rule book's `points` order; the game
+// totals; the bid, made or set; the score changes) and the score sheet (one row a hand,
+// from the room state's sheet, kept across reloads by state.js).
+
+import { t } from "./i18n.js";
+import { $, fill, h } from "./dom.js";
+import { room, seatName, sideLabel, teamLabel, teamLetter } from "./state.js";
+
+function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+}
+
+/** The points of `last` in the order the game reports them (any the book omits last). */
+function pointNames(last) {
+  const points = Object.keys(last.points || {});
+  const order = room.book.points.filter((p) => points.includes(p));
+  return [...order, ...points.filter((p) => !order.includes(p))];
+}
+
+function pointRow(last, p) {
+  const side = last.points[p];
+  const by = last.by ? last.by[p] : null;
+  let who;
+  if (side === null || side === undefined) who = p === "game" ? t("summary.tie") : t("summary.not_in_play");
+  else if (by === null || by === undefined) who = sideLabel(last.sides[side]);
+  else if (last.sides[side].length > 1) who = `${seatName(by)} (${sideLabel(last.sides[side])})`;
+  else who = seatName(by);
+  return h("tr", { dataset: { point: p } }, h("th", { scope: "row" }, t(`point.${p}`)), h("td", {}, who));
+}
+
+export function renderSummary() {
+  const v = room.view;
+  const el = $("summary");
+  const last = v.last_hand;
+  if (!last) {
+    fill(el);
+    el.hidden = true;
+    return;
+  }
+  el.hidden = false;
+  // Open by itself when the hand has just ended; folded once the next hand is dealt.
+  const recent = ["hand_over", "game_over"].includes(v.phase);
+  const totals = (last.game_totals || []).map((n, i) => `${sideLabel(last.sides[i])}: ${n}`).join(" · ");
+  const deltas = (last.deltas || []).map((d, i) =>
+    h(
+      "li",
+      { class: d < 0 ? "neg" : d > 0 ? "pos" : "" },
+      `${teamLabel(i)}: `,
+      h("strong", {}, signed(d)),
+      ` → ${v.scores[i]}`,
+    ),
+  );
+  fill(
+    el,
+    h(
+      "details",
+      { class: "card-panel hand-summary", open: recent, id: "hand-summary" },
+      h("summary", {}, h("h2", { class: "inline" }, recent ? t("summary.title") : t("summary.last"))),
+      h(
+        "p",
+        { class: `verdict ${last.made ? "made" : "set"}` },
+        t("summary.bid", { name: seatName(last.bidder), n: last.bid }),
+        " ",
+        h("strong", {}, last.made ? t("summary.made") : t("summary.set")),
+      ),
+      h("table", { class: "points" }, h("tbody", {}, pointNames(last).map((p) => pointRow(last, p)))),
+      totals ? h("p", { class: "muted" }, t("summary.game_totals"), ": ", totals) : null,
+      h("ul", { class: "deltas" }, deltas),
+    ),
+  );
+}
+
+export function renderSheet() {
+  const el = $("sheet");
+  if (!el) return;
+  const entries = room.sheet.entries;
+  const v = room.view;
+  const heading = h("h2", {}, t("sheet.title"));
+  if (!entries.length || !v) {
+    fill(el, heading, h("p", { class: "muted" }, t("sheet.empty")));
+    return;
+  }
+  // A column per scoring unit: its letter, or the player's name where each plays alone.
+  const head = h(
+    "tr",
+    {},
+    h("th", { scope: "col" }, "#"),
+    h("th", { scope: "col" }, t("sheet.bid")),
+    v.teams.map((team, i) =>
+      h("th", { scope: "col", class: "team-col", title: teamLabel(i) }, teamLetter(i) ?? seatName(team[0])),
+    ),
+  );
+  const rows = entries.map((e, k) =>
+    h(
+      "tr",
+      {},
+      h("td", {}, String(k + 1)),
+      h("td", {}, `${e.bidderName} ${e.bid} `, h("span", { class: e.made ? "made" : "set" }, e.made ? "✓" : "✗")),
+      (e.deltas || []).map((d, i) =>
+        h(
+          "td",
+          { class: "num" },
+          h("span", { class: d < 0 ? "neg" : "" }, signed(d)),
+          h("br"),
+          h("small", {}, String(e.scores ? e.scores[i] : "")),
+        ),
+      ),
+    ),
+  );
+  fill(
+    el,
+    heading,
+    h("div", { class: "sheet-wrap" }, h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows))),
+  );
+}

@@ -1,0 +1,175 @@
+// The table: the top bar's game name and trump chip, the scoreboard, and the felt with
+// the seats around it (name, badges, bid, card count) and the cards of the trick.
+
+import { t } from "./i18n.js";
+import { $, fill, h } from "./dom.js";
+import { SUIT_SYMBOL, cardFace, cardName, cardShort } from "./cards.js";
+import { gameLabel } from "./games.js";
+import { room, seatName, teamIndex, teamLabel, teamLetter } from "./state.js";
+
+function trumpText(v) {
+  if (v.trump) return [SUIT_SYMBOL[v.trump], " ", t(`suit.${v.trump}`)];
+  if (v.my_trump) {
+    return [
+      SUIT_SYMBOL[v.my_trump],
+      " ",
+      t(`suit.${v.my_trump}`),
+      " ",
+      h("span", { class: "secret" }, t("trump.secret")),
+    ];
+  }
+  return [t("trump.none")];
+}
+
+export function renderTopbar() {
+  const v = room.view;
+  const el = $("topbar-mid");
+  if (!el || !v) return;
+  const suit = v.trump || v.my_trump;
+  fill(
+    el,
+    h("span", { class: "variant-name" }, gameLabel(v.variant)),
+    h(
+      "span",
+      { class: `trump-chip ${suit ? `suit-${suit}` : ""}`, id: "trump" },
+      h("span", { class: "label" }, t("trump"), ": "),
+      trumpText(v),
+    ),
+  );
+}
+
+export function renderScoreboard() {
+  const v = room.view;
+  fill(
+    $("scoreboard"),
+    h("span", { class: "target" }, t("score.target", { n: v.rules.target })),
+    v.teams.map((team, i) => {
+      const letter = v.teams.length > 1 ? teamLetter(i) : null;
+      const mine = team.includes(v.you) ? " mine" : "";
+      const winner = (v.winners || []).includes(i) ? " winner" : "";
+      return h(
+        "div",
+        { class: `score team-${i}${mine}${winner}`, dataset: { team: String(i) } },
+        letter ? h("span", { class: "team-letter" }, letter) : null,
+        h("span", { class: "score-names" }, teamLabel(i)),
+        h("strong", { class: "score-value" }, String(v.scores[i])),
+      );
+    }),
+  );
+}
+
+/** Where a seat sits on the round table, the viewer at the bottom. */
+function relativeAngle(seat, n, me) {
+  const r = (seat - me + n) % n;
+  return ((90 + (r * 360) / n) * Math.PI) / 180;
+}
+
+export function renderTable() {
+  const v = room.view;
+  const el = $("table");
+  if (!v || !el) return;
+  const n = v.seats.length;
+  const me = v.you ?? 0;
+  const seats = v.seats.map((s) => {
+    const a = relativeAngle(s.seat, n, me);
+    const chip = seatChip(v, s);
+    chip.style.left = `${50 + 39 * Math.cos(a)}%`;
+    chip.style.top = `${50 + 41 * Math.sin(a)}%`;
+    return chip;
+  });
+  const showing = room.held ? room.held.cards : v.trick || [];
+  const winner = room.held ? room.held.winner : null;
+  const played = showing.map((p, i) => {
+    const a = relativeAngle(p.seat, n, me);
+    const card = h(
+      "div",
+      {
+        class: `played${p.seat === winner ? " won" : ""}`,
+        role: "img",
+        "aria-label": `${seatName(p.seat)}: ${cardName(p.card)}`,
+        dataset: { played: p.card, seat: String(p.seat) },
+      },
+      cardFace(p.card),
+    );
+    card.style.left = `${50 + 18 * Math.cos(a)}%`;
+    card.style.top = `${50 + 24 * Math.sin(a)}%`;
+    card.style.zIndex = String(10 + i);
+    return card;
+  });
+  // The centre is free only while no card lies there; the trick's winner is named in
+  // a corner of the table, where the cards cannot cover it and nothing moves.
+  const centre = h("div", { class: "centre" }, showing.length ? null : centreNote(v));
+  const note =
+    winner !== null && winner !== undefined
+      ? h("p", { class: "trick-note", role: "status" }, "★ ", t("trick.won", { name: seatName(winner) }))
+      : null;
+  fill(el, h("div", { class: "felt" }), centre, seats, played, note);
+  el.classList.toggle("in-lobby", v.phase === "lobby");
+  el.classList.toggle(`seats-${n}`, true);
+}
+
+function seatChip(v, s) {
+  const turn = (v.turn || []).includes(s.seat);
+  const cls = [`seat team-${teamIndex(s.seat)}`];
+  if (turn) cls.push("turn");
+  if (s.seat === v.you) cls.push("me");
+  if (s.kind === "empty") cls.push("empty");
+  return h(
+    "div",
+    { class: cls.join(" "), dataset: { seat: String(s.seat) }, role: "group", "aria-label": seatDescription(v, s) },
+    h(
+      "div",
+      { class: "seat-top" },
+      turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, "▶") : null,
+      h("span", { class: "seat-name" }, s.kind === "empty" ? t("seat.empty") : s.name),
+      s.seat === v.dealer ? h("span", { class: "badge dealer", title: t("seat.dealer") }, "D") : null,
+    ),
+    h(
+      "div",
+      { class: "seat-meta" },
+      s.kind === "bot" ? h("span", { class: "badge bot" }, t("seat.bot")) : null,
+      s.kind === "human" && !s.connected ? h("span", { class: "badge away" }, t("seat.away")) : null,
+      v.phase !== "lobby"
+        ? h("span", { class: "count", title: t("seat.cards", { n: s.cards }) }, `▮${s.cards}`)
+        : null,
+      seatBidBadge(v, s.seat),
+      v.partner === s.seat ? h("span", { class: "badge partner" }, t("seat.partner")) : null,
+    ),
+  );
+}
+
+function seatBidBadge(v, seat) {
+  const bid = v.phase === "bidding" ? (v.bids || []).findLast((b) => b.seat === seat) : undefined;
+  if (bid) {
+    return h("span", { class: "badge bid" }, bid.amount === null ? t("bid.pass") : t("bid.short", { n: bid.amount }));
+  }
+  if (v.bidder === seat && v.bid !== null && v.phase !== "lobby") {
+    return h("span", { class: "badge bid won-bid" }, t("bid.short", { n: v.bid }));
+  }
+  return null;
+}
+
+function seatDescription(v, s) {
+  const parts = [s.kind === "empty" ? t("seat.empty") : s.name];
+  if (s.seat === v.you) parts.push(t("seat.you"));
+  if (s.kind === "bot") parts.push(t("seat.bot"));
+  if (s.kind === "human" && !s.connected) parts.push(t("seat.away"));
+  if (s.seat === v.dealer) parts.push(t("seat.dealer"));
+  if ((v.turn || []).includes(s.seat)) parts.push(t("seat.turn"));
+  if (v.phase !== "lobby") parts.push(t("seat.cards", { n: s.cards }));
+  return parts.join(", ");
+}
+
+function centreNote(v) {
+  const lines = [];
+  if (v.bidder !== null && v.bid !== null && v.phase !== "lobby") {
+    lines.push(h("div", {}, t("bid.by", { name: seatName(v.bidder), n: v.bid })));
+  }
+  // A game whose bidder calls a partner by a card says which card, or that they play alone.
+  if (room.book.called_partner && ["play", "hand_over"].includes(v.phase)) {
+    if (v.called) lines.push(h("div", {}, t("call.called", { card: cardShort(v.called) })));
+    else if (v.phase === "play") lines.push(h("div", {}, t("call.alone_now")));
+  }
+  if (v.phase === "lobby") lines.push(h("div", {}, t("lobby.waiting")));
+  return h("div", { class: "centre-note" }, lines);
+}

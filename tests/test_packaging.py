@@ -357,11 +357,14 @@ def test_readme_commands_install_the_lock() -> None:
 
 def test_the_exports_are_the_lock() -> None:
     """requirements/*.txt are what `uv export` makes of uv.lock (no network needed)."""
+    # uv comes with the test extra, into this environment's bin (on PATH or not).
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     result = subprocess.run(
         ["bash", str(ROOT / "tools" / "lock"), "--check-exports"],
         capture_output=True,
         timeout=120,
         cwd=ROOT,
+        env={**os.environ, "PATH": path},
     )
     assert result.returncode == 0, result.stderr.decode()
 

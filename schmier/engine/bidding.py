@@ -52,7 +52,7 @@ def apply(state: State, seat: int, amount: int | None) -> State:
     bidder, bid = made[-1]
     hands = state.hands
     stock = state.stock
-    if v.kitty_draw:
+    if v.kitty:
         kitty = state.rules.kitty or 0
         hands = tuple(h | mask_of(stock[:kitty]) if s == bidder else h for s, h in enumerate(hands))
         stock = stock[kitty:]

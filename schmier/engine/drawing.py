@@ -1,10 +1,10 @@
-"""Discarding and drawing.
+"""Discarding and drawing, as the variant's `discards` says.
 
-Schmier: every non-dealer discards 0-3 non-trumps at the same time and draws as many from
-the top of the stock (in the order the discards arrive); then the dealer takes the whole
-rest of the stock and discards down to six, trumps only when holding more than six and
-never the ace, the bauers, the low trump or the joker. wisconsin4: the bidder, who took
-the kitty, discards down to six, trumps only when holding more than six.
+"all" (Schmier): every non-dealer discards 0-3 non-trumps at the same time and draws as
+many from the top of the stock (in the order the discards arrive); then the dealer takes
+the whole rest of the stock and discards down to six, trumps only when holding more than
+six and never the ace, the bauers, the low trump or the joker. "bidder" (wisconsin4): the
+bidder, who took the kitty, discards down to six, trumps only when holding more than six.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def template(state: State, seat: int) -> tuple[int, int, int]:
     hand = state.hands[seat]
     held_trumps = (hand & t.mask).bit_count()
     extra = hand.bit_count() - HAND_SIZE
-    if v.kitty_draw:
+    if v.discards == "bidder":
         allowed = hand if held_trumps > HAND_SIZE else hand & ~t.mask
         return allowed, extra, extra
     if seat == state.dealer:
@@ -52,8 +52,8 @@ def legal(state: State, seat: int) -> list[dict[str, Any]]:
     ]
 
 
-def _finish(state: State) -> State:
-    """All discards are made: schmier5 calls a partner next, the others play."""
+def finish_discards(state: State) -> State:
+    """All discards are made: the bidder calls a partner next (`called_partner`), or leads."""
     phase = "call" if state.variant.called_partner else "play"
     return evolve(state, phase=phase, turn=(bidder_seat(state),))
 
@@ -78,8 +78,8 @@ def apply(state: State, seat: int, cards: Sequence[int]) -> State:
     discards[seat] |= chosen
     stock = state.stock
     v = state.variant
-    if v.kitty_draw or seat == state.dealer:
-        return _finish(evolve(state, hands=tuple(hands), discards=tuple(discards)))
+    if v.discards == "bidder" or seat == state.dealer:
+        return finish_discards(evolve(state, hands=tuple(hands), discards=tuple(discards)))
     # A non-dealer: replacements from the top, in the order the discards arrive.
     hands[seat] |= mask_of(stock[: len(cards)])
     stock = stock[len(cards) :]
@@ -90,5 +90,5 @@ def apply(state: State, seat: int, cards: Sequence[int]) -> State:
         turn = (state.dealer,)
     state = evolve(state, hands=tuple(hands), discards=tuple(discards), stock=stock, turn=turn)
     if turn == (state.dealer,) and hands[state.dealer].bit_count() == HAND_SIZE:
-        return _finish(state)
+        return finish_discards(state)
     return state

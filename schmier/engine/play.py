@@ -18,8 +18,7 @@ def playable(state: State, seat: int) -> int:
     assert state.trump is not None
     t = trumps(state.variant.name, state.trump)
     if not state.trick:
-        if state.variant.kitty_draw and not state.tricks:
-            # wisconsin4: the first lead shows trump, so it must be a natural trump.
+        if state.variant.first_lead_trump and not state.tricks:
             return hand & t.naturals
         return hand
     follow = hand & t.follow[t.esuit[state.trick[0][1]]]
@@ -59,13 +58,14 @@ def apply(state: State, seat: int, c: int) -> State:
     if not playable(state, seat) >> c & 1:
         if not state.hands[seat] >> c & 1:
             raise IllegalAction(f"you do not hold the {describe(c)}")
-        if state.variant.kitty_draw and not state.tricks and not state.trick:
+        if state.variant.first_lead_trump and not state.tricks and not state.trick:
             raise IllegalAction("the first lead must be a natural card of your trump suit")
         raise IllegalAction(f"you must follow suit; the {describe(c)} may not be played now")
     old = state.hands
     hands = (*old[:seat], old[seat] ^ (1 << c), *old[seat + 1 :])
     trick = (*state.trick, (seat, c))
-    trump_public = True if state.variant.kitty_draw else state.trump_public
+    # A secret trump is shown by the first card played (a natural trump, see playable).
+    trump_public = True if state.variant.secret_trump else state.trump_public
     partner_revealed = state.partner_revealed or c == state.called
     n = state.variant.seats
     if len(trick) < n:

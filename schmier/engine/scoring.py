@@ -44,8 +44,7 @@ def finish_hand(state: State) -> State:
             played_by[c] = seat
             won_by[c] = winner
             totals[side_of[winner]] += GAME_VALUE[c]
-    if v.kitty_draw:
-        # wisconsin4: the bidder's discards count towards the bidder's side's game.
+    if v.bidder_banks_discards:
         totals[0] += sum(GAME_VALUE[c] for c in cards_of(state.discards[state.bidder]))
 
     in_play_trumps = [c for c in played_by if t.mask >> c & 1]

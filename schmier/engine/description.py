@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from .cards import CARD_NAMES, RANKS, SUITS
-from .trumps import trumps
+from .ranking import trumps
 from .variants import VARIANTS, get_variant, rule_specs
 
 

@@ -15,8 +15,8 @@ from typing import Any
 from .cards import CARD_NAMES, cards_of, describe, mask_of
 from .dealing import HAND_SIZE
 from .errors import IllegalAction
+from .ranking import trumps
 from .state import State, bidder_seat, evolve
-from .trumps import trumps
 
 #: At most this many cards a Schmier non-dealer may exchange.
 MAX_EXCHANGE = 3

@@ -19,7 +19,7 @@ from .dealing import check_deck
 from .dealing import deal as _deal
 from .errors import IllegalAction, NotYourTurn
 from .state import State, new_game
-from .variants import Rules
+from .variants import Rules, get_variant
 
 #: The phase in which each action type is allowed.
 PHASE_OF = {
@@ -112,8 +112,6 @@ def needs_deal(state: State) -> bool:
 
 def full_deck(variant: str) -> list[str]:
     """The cards of `variant` in a fixed order, to be shuffled by the caller."""
-    from .variants import get_variant
-
     return [CARD_NAMES[c] for c in get_variant(variant).deck]
 
 

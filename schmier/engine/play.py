@@ -7,9 +7,9 @@ from typing import Any
 from .cards import CARD_NAMES, X1, cards_of, describe
 from .dealing import HAND_SIZE
 from .errors import IllegalAction
+from .ranking import Trumps, trumps
 from .scoring import finish_hand
 from .state import Play, State, evolve
-from .trumps import Trumps, trumps
 
 
 def playable(state: State, seat: int) -> int:

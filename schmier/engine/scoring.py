@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .cards import GAME_VALUE, X1, X2, cards_of
+from .ranking import trumps
 from .state import LastHand, State, evolve
-from .trumps import trumps
 
 
 def sides_of(state: State) -> tuple[tuple[int, ...], ...]:

@@ -9,8 +9,8 @@ from .cards import SUITS
 from .dealing import HAND_SIZE
 from .drawing import finish_discards
 from .errors import IllegalAction
+from .ranking import trumps
 from .state import State, evolve
-from .trumps import trumps
 
 
 def allowed_suits(state: State) -> list[int]:

@@ -1,7 +1,7 @@
 """The three games as data: deck, seats, sides, bids, the six points and the house rules.
 
 One engine plays all three games; what differs between them lives here (plus the trump
-orders in `trumps.py`), so a rule that differs by game is a field, not a copy of a phase.
+orders in `ranking.py`), so a rule that differs by game is a field, not a copy of a phase.
 """
 
 from __future__ import annotations

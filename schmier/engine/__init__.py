@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from .actions import MAX_DISCARD, Action, parse_action
 from .description import describe, describe_all
+from .drawing import DiscardTemplate
 from .errors import EngineError, IllegalAction, MalformedAction, NotYourTurn, RulesError
 from .game import (
     apply,
+    apply_trusted,
     card_places,
     deal,
+    discard_template,
     full_deck,
     legal_actions,
+    legal_moves,
     needs_deal,
     rematch,
     replay,
@@ -49,6 +53,7 @@ __all__ = [
     "PRIVATE_KEYS",
     "VARIANTS",
     "Action",
+    "DiscardTemplate",
     "EngineError",
     "IllegalAction",
     "LastHand",
@@ -58,14 +63,17 @@ __all__ = [
     "RulesError",
     "State",
     "apply",
+    "apply_trusted",
     "card_places",
     "deal",
     "default_rules",
     "describe",
     "describe_all",
+    "discard_template",
     "full_deck",
     "get_variant",
     "legal_actions",
+    "legal_moves",
     "lobby_view",
     "make_rules",
     "needs_deal",

@@ -70,9 +70,14 @@ class Action(NamedTuple):
         return {"type": kind}
 
 
+#: The play of every card, built once: play is the action of four in five, and listing
+#: the legal ones is then a look-up per card. Actions are immutable, so sharing is safe.
+PLAYS: tuple[Action, ...] = tuple(Action("play", c) for c in range(len(CARD_NAMES)))
+
+
 def play(card: int) -> Action:
-    """Play `card` (the action of four in five: built without any parsing)."""
-    return Action("play", card)
+    """Play `card` (built without any parsing)."""
+    return PLAYS[card]
 
 
 def card_of(value: Any) -> int:

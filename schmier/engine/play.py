@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from .cards import CARD_NAMES, X1, cards_of, describe
+from .actions import PLAYS, Action
+from .cards import X1, cards_of, describe
 from .dealing import HAND_SIZE
 from .errors import IllegalAction
 from .ranking import Trumps, trumps
@@ -29,8 +28,8 @@ def playable(state: State, seat: int) -> int:
     return follow
 
 
-def legal(state: State, seat: int) -> list[dict[str, Any]]:
-    return [{"type": "play", "card": CARD_NAMES[c]} for c in cards_of(playable(state, seat))]
+def moves(state: State, seat: int) -> list[Action]:
+    return [PLAYS[c] for c in cards_of(playable(state, seat))]
 
 
 def winner(trick: tuple[Play, ...], t: Trumps, joker_order: str | None) -> int:
@@ -55,12 +54,18 @@ def winner(trick: tuple[Play, ...], t: Trumps, joker_order: str | None) -> int:
 
 
 def apply(state: State, seat: int, c: int) -> State:
+    """`seat` plays `c`, checked against the rules."""
     if not playable(state, seat) >> c & 1:
         if not state.hands[seat] >> c & 1:
             raise IllegalAction(f"you do not hold the {describe(c)}")
         if state.variant.first_lead_trump and not state.tricks and not state.trick:
             raise IllegalAction("the first lead must be a natural card of your trump suit")
         raise IllegalAction(f"you must follow suit; the {describe(c)} may not be played now")
+    return step(state, seat, c)
+
+
+def step(state: State, seat: int, c: int) -> State:
+    """`apply` without the checks: for a card taken from `moves`."""
     old = state.hands
     hands = (*old[:seat], old[seat] ^ (1 << c), *old[seat + 1 :])
     trick = (*state.trick, (seat, c))

@@ -3,9 +3,7 @@ to it privately until the bidder's first lead."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from .cards import SUITS
+from .actions import Action
 from .dealing import HAND_SIZE
 from .drawing import finish_discards
 from .errors import IllegalAction
@@ -22,13 +20,19 @@ def allowed_suits(state: State) -> list[int]:
     return [s for s in range(4) if hand & trumps(state.variant.name, s).naturals]
 
 
-def legal(state: State, seat: int) -> list[dict[str, Any]]:
-    return [{"type": "trump", "suit": SUITS[s]} for s in allowed_suits(state)]
+def moves(state: State, seat: int) -> list[Action]:
+    return [Action("trump", s) for s in allowed_suits(state)]
 
 
 def apply(state: State, seat: int, suit: int) -> State:
+    """The bidder names (or commits to) `suit`, checked against the rules."""
     if suit not in allowed_suits(state):
         raise IllegalAction("you must name a suit of which you hold a natural card")
+    return step(state, seat, suit)
+
+
+def step(state: State, seat: int, suit: int) -> State:
+    """`apply` without the checks: for a suit taken from `moves`."""
     v = state.variant
     n = v.seats
     state = evolve(state, trump=suit, trump_public=not v.secret_trump)

@@ -29,13 +29,10 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from schmier.engine.cards import RANKS, SUITS
 from schmier.engine.cardsense import (
-    LOW_RANK,
-    RANKS,
-    SUITS,
     beats,
     effective_suit,
-    full_deck,
     game_value,
     is_capturable_point,
     is_joker,
@@ -45,6 +42,7 @@ from schmier.engine.cardsense import (
     trump_power,
     winning_index,
 )
+from schmier.engine.description import describe
 
 View = Mapping[str, Any]
 Action = dict[str, Any]
@@ -125,6 +123,18 @@ def _variant(view: View) -> str:
     return str(view["variant"])
 
 
+def _book(view: View) -> Mapping[str, Any]:
+    """The rule book of the view's game: what a bot knows about the game it plays."""
+    return describe(_variant(view))
+
+
+def _all_in_play(book: Mapping[str, Any]) -> bool:
+    """Whether every card reaches a hand: where everyone draws (`discards` "all", the
+    dealer taking the rest of the stock) the ace and the low trump are always in play;
+    where only the bidder draws a kitty, the other undealt cards stay out."""
+    return bool(book["discards"] == "all")
+
+
 def _hand(view: View) -> list[str]:
     return [str(c) for c in view.get("hand") or ()]
 
@@ -134,7 +144,7 @@ def _seat_count(view: View) -> int:
 
 
 def _trump_of(view: View) -> str | None:
-    """The public trump, or the bidder's private one in ``wisconsin4``."""
+    """The public trump, or the bidder's private one (a game with `secret_trump`)."""
     trump = view.get("trump") or view.get("my_trump")
     return str(trump) if trump else None
 
@@ -150,22 +160,24 @@ def estimate(hand: Sequence[str], suit: str, variant: str) -> float:
     kept in proportion to the higher trumps that guard it; big trumps give a chance to
     capture the others' point cards; game grows with trump length and guarded tens.
     """
+    book = describe(variant)
     trumps = [c for c in hand if is_trump(c, suit, variant)]
     powers = sorted((trump_power(c, suit, variant) for c in trumps), reverse=True)
     held = set(hand)
     big = sum(1 for c in trumps if not is_joker(c) and c[0] in "AKQ" and c[1] == suit)
     total = 0.0
-    # High: the ace in the Schmier games (always in play); in wisconsin4 the ace may
-    # sit among the undealt cards, so a bare king has a chance too.
+    # High: the ace, when every card is in play; otherwise the ace may sit among the
+    # undealt cards, so a bare king has a chance too.
     if "A" + suit in held:
         total += 1.0
-    elif variant == "wisconsin4" and "K" + suit in held:
+    elif not _all_in_play(book) and "K" + suit in held:
         total += 0.3
-    # Low: played by its holder, so it is theirs.
-    low = LOW_RANK[variant]
+    # Low: played by its holder, so it is theirs; the rank above it has a chance when
+    # the low card may be undealt.
+    low, above_low = book["plain_order"][-1], book["plain_order"][-2]
     if low + suit in held:
         total += 1.0
-    elif variant == "wisconsin4" and "8" + suit in held:
+    elif not _all_in_play(book) and above_low + suit in held:
         total += 0.3
     # Capturable points: jacks and jokers.
     for card in point_cards(suit, variant):
@@ -184,36 +196,46 @@ def estimate(hand: Sequence[str], suit: str, variant: str) -> float:
     return total
 
 
-#: Added to every bid estimate, per variant: :func:`estimate` only counts what the
-#: hand takes alone, and self-play (heuristic against heuristic, 300-400 games per
-#: setting, ``docs/bots.md``) showed that the side bidding this much more beats the
-#: same bot bidding less; beyond these values the gain stops or turns into a loss.
-_BID_CALIBRATION = {"schmier6": 0.5, "schmier5": 1.5, "wisconsin4": 1.2}
+def _calibration(book: Mapping[str, Any]) -> float:
+    """Added to every bid estimate: :func:`estimate` only counts what the hand takes
+    alone, and self-play (heuristic against heuristic, 300-400 games per setting,
+    ``docs/bots.md``) showed that the side bidding this much more beats the same bot
+    bidding less; beyond these values the gain stops or turns into a loss.
+
+    Measured per game, the games differing in how the side is made and who draws: most
+    where the bidder calls its partner after the bidding, then where the bidder draws
+    a kitty, least where fixed teams all draw.
+    """
+    if book["called_partner"]:
+        return 1.5
+    if book["kitty"]:
+        return 1.2
+    return 0.5
 
 
 def _help_bonus(view: View, suit: str) -> float:
     """What the rest of the bidder's side and the draw are worth, on average.
 
-    A partner (``schmier6``, ``wisconsin4``) holds some of the missing points; in
-    ``schmier5`` the bidder calls the best trump it lacks, which is worth about a
-    point; the Schmier dealer picks its 6 from the whole remaining stock and the
-    ``wisconsin4`` bidder takes the kitty.
+    With fixed teams a partner holds some of the missing points (a little less where
+    two other teams compete for them); a bidder who calls its partner calls the best
+    trump it lacks, which is worth about a point. Where everyone draws, the dealer
+    picks its 6 from the whole remaining stock; where the bidder draws, it takes the
+    kitty.
     """
-    variant = _variant(view)
+    book = _book(view)
     hand = set(_hand(view))
     me = view.get("you")
     dealer = view.get("dealer")
-    bonus = _BID_CALIBRATION[variant]
-    if variant == "schmier6":
-        bonus += 0.35
-        bonus += 0.6 if me == dealer else 0.25
-    elif variant == "schmier5":
+    bonus = _calibration(book)
+    if book["called_partner"]:
         bonus += 0.9 if "A" + suit not in hand else 0.5
-        bonus += 0.6 if me == dealer else 0.25
     else:
-        bonus += 0.45
+        bonus += 0.45 if len(book["teams"]) == 2 else 0.35
+    if book["kitty"]:
         kitty = (view.get("rules") or {}).get("kitty")
         bonus += 0.15 * int(kitty if kitty is not None else 2)
+    else:
+        bonus += 0.6 if me == dealer else 0.25
     return bonus
 
 
@@ -256,7 +278,7 @@ _PARTNER_MARGIN = 2
 
 def _partner_holds_bid(view: View, target: int) -> bool:
     """Whether a fixed teammate holds the highest bid so far and we should not raise it."""
-    if _variant(view) == "schmier5":
+    if not _book(view)["fixed_teams"]:
         return False  # sides are made after the bidding: there is no teammate yet
     made = [b for b in view.get("bids") or () if b.get("amount") is not None]
     if not made:
@@ -270,7 +292,7 @@ def _partner_holds_bid(view: View, target: int) -> bool:
 
 
 def _trump(view: View, suits: Sequence[str]) -> Action:
-    """Name (or in ``wisconsin4`` commit) the allowed suit the hand is best in."""
+    """Name (or, with a secret trump, commit to) the allowed suit the hand is best in."""
     suit, _ = best_suit(_hand(view), _variant(view), suits)
     return {"type": "trump", "suit": suit}
 
@@ -282,9 +304,8 @@ def _keep_value(card: str, hand: set[str], trump: str | None, variant: str, bank
     """How much a card is worth keeping through the discard; lowest goes first.
 
     Trumps above everything (by strength); then side aces, guarded tens and kings;
-    junk last. With `bank` (the ``wisconsin4`` bidder, whose discards count for
-    game) an unguarded ten is better discarded than kept: it banks ten count that
-    could otherwise be captured.
+    junk last. With `bank` (a bidder whose discards count for game) an unguarded ten
+    is better discarded than kept: it banks ten count that could otherwise be captured.
     """
     if is_trump(card, trump, variant):
         return 100.0 + trump_power(card, trump, variant)
@@ -304,10 +325,9 @@ def _keep_value(card: str, hand: set[str], trump: str | None, variant: str, bank
 def _discard(view: View, template: Mapping[str, Any]) -> Action:
     """Throw the weakest cards the template allows.
 
-    A Schmier non-dealer (``min`` 0, ``max`` up to 3) throws only its non-trumps
-    that are not worth keeping, hoping to draw trumps instead; a dealer or the
-    ``wisconsin4`` bidder (``min`` == ``max``) throws exactly that many, weakest
-    first.
+    A non-dealer who exchanges (``min`` 0, ``max`` up to 3) throws only its non-trumps
+    that are not worth keeping, hoping to draw trumps instead; a dealer or a bidder
+    discarding its kitty (``min`` == ``max``) throws exactly that many, weakest first.
     """
     variant = _variant(view)
     hand = _hand(view)
@@ -315,7 +335,9 @@ def _discard(view: View, template: Mapping[str, Any]) -> Action:
     trump = _trump_of(view)
     pool = [str(c) for c in template["from"]]
     lo, hi = int(template["min"]), int(template["max"])
-    bank = variant == "wisconsin4"
+    # Where only the bidder discards, its discards count for its side's game (RULES.md
+    # 4); the rule book says who discards, so that is what the bot goes by.
+    bank = _book(view)["discards"] == "bidder"
     ranked = sorted(pool, key=lambda c: (_keep_value(c, held, trump, variant, bank), c))
     if lo == hi:
         count = lo
@@ -326,9 +348,9 @@ def _discard(view: View, template: Mapping[str, Any]) -> Action:
 
 
 def _call(view: View, cards: Sequence[Any]) -> Action:
-    """Call the highest trump the bidder lacks (``schmier5``).
+    """Call the highest trump the bidder lacks (a game with `called_partner`).
 
-    The ace first: it is always in play in the Schmier games, so calling it makes
+    The ace first: it is always in play where everyone draws, so calling it makes
     high a sure point for the side and puts the top trump on the bidder's side.
     Then the king, queen, the bauers and down the order (never a card it discarded
     itself, which would leave it alone); alone only if nothing callable is a trump.
@@ -354,6 +376,7 @@ class _Table:
 
     def __init__(self, view: View) -> None:
         self.variant = _variant(view)
+        self.book = _book(view)
         self.trump = _trump_of(view)
         rules = view.get("rules") or {}
         self.joker_order: str | None = rules.get("joker_order")
@@ -370,20 +393,20 @@ class _Table:
         played.extend(c for _, c in self.trick)
         # The viewer's own discards are out of play too (the engine shows them to it).
         seen = set(played) | set(self.hand) | {str(c) for c in view.get("my_discards") or ()}
-        self.unseen = [c for c in full_deck(self.variant) if c not in seen]
+        self.unseen = [c for c in self.book["deck"] if c not in seen]
         self.friends = self._friends(view)
         self.defending = self.bidder is not None and self.bidder not in self.friends
 
     def _friends(self, view: View) -> set[int]:
         """The seats on the viewer's side, as far as the viewer can know them.
 
-        In ``schmier5`` the side is the bidder plus the holder of the called card:
+        Without fixed teams the side is the bidder plus the holder of the called card:
         the partner knows itself from its hand, the bidder learns its partner when the
         card is played; a defender treats as friends only those it knows are not the
         partner (everybody but the bidder once the partner is known or nobody was
         called, otherwise only itself).
         """
-        if self.variant != "schmier5":
+        if self.book["fixed_teams"]:
             for team in view.get("teams") or ():
                 if self.me in team:
                     return {int(s) for s in team}
@@ -491,7 +514,7 @@ def _follow_score(table: _Table, card: str) -> float:
     score = (2 * p - 1) * stake - table.keep_cost(card, led)
     # The low trump earns its point whoever takes the trick; spending it where the
     # side takes the trick anyway keeps the better trumps for later.
-    if p >= 1.0 and table.is_trump(card) and card[0] == LOW_RANK[table.variant]:
+    if p >= 1.0 and table.is_trump(card) and card[0] == table.book["low_rank"]:
         score += 0.05
     return score
 

@@ -13,7 +13,7 @@ protocol's dicts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from . import bidding, dealing, drawing, partner, play, trump
@@ -191,24 +191,26 @@ def card_places(state: State) -> dict[str, str]:
     For tests and audits (every card in exactly one place); never sent to a player.
     """
     places: dict[str, str] = {}
-
-    def put(c: int, place: str) -> None:
+    for c, place in _placed(state):
         name = CARD_NAMES[c]
         if name in places:
             raise AssertionError(f"{name} is both in {places[name]} and {place}")
         places[name] = place
+    return places
 
+
+def _placed(state: State) -> Iterator[tuple[int, str]]:
+    """Every card the state holds, with its place, in no particular order."""
     for seat, hand in enumerate(state.hands):
         for c in cards_in(hand):
-            put(c, f"hand:{seat}")
+            yield c, f"hand:{seat}"
     for seat, discards in enumerate(state.discards):
         for c in cards_in(discards):
-            put(c, f"discard:{seat}")
+            yield c, f"discard:{seat}"
     for c in state.stock:
-        put(c, "stock")
+        yield c, "stock"
     for _, c in state.trick:
-        put(c, "trick")
+        yield c, "trick"
     for plays, winner in state.tricks:
         for _, c in plays:
-            put(c, f"won:{winner}")
-    return places
+            yield c, f"won:{winner}"

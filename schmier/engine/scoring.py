@@ -29,16 +29,60 @@ def finish_hand(state: State) -> State:
     """Score the hand just played and decide whether the game is over."""
     v = state.variant
     assert state.trump is not None and state.bidder is not None and state.bid is not None
-    t = trumps(v.name, state.trump)
     sides = sides_of(state)
     side_of = [0] * v.seats
     for i, side in enumerate(sides):
         for seat in side:
             side_of[seat] = i
+    by, totals = _earners(state, side_of, len(sides))
+    best = max(totals)
+    game_side = totals.index(best) if totals.count(best) == 1 else None
+    points = tuple(game_side if name == "game" else _side(side_of, by[name]) for name in v.points)
+    taken = [points.count(i) for i in range(len(sides))]
+    made = taken[0] >= state.bid
+    result = [-state.bid if i == 0 and not made else taken[i] for i in range(len(sides))]
+    if v.called_partner:
+        deltas = tuple(result[side_of[seat]] for seat in range(v.seats))
+    else:
+        deltas = tuple(result[side_of[team[0]]] for team in v.teams)
+    scores = tuple(s + d for s, d in zip(state.scores, deltas, strict=True))
+    last = LastHand(
+        sides=sides,
+        points=points,
+        by=tuple(by[name] for name in v.points),
+        game_totals=tuple(totals),
+        bidder=state.bidder,
+        bid=state.bid,
+        made=made,
+        deltas=deltas,
+        called=state.called,
+    )
+    winners = game_winners(state, scores, sides[0])
+    return evolve(
+        state,
+        scores=scores,
+        last_hand=last,
+        winners=winners,
+        phase="hand_over" if winners is None else "game_over",
+        turn=(),
+    )
 
+
+def _side(side_of: list[int], seat: int | None) -> int | None:
+    return None if seat is None else side_of[seat]
+
+
+def _earners(
+    state: State, side_of: list[int], n_sides: int
+) -> tuple[dict[str, int | None], list[int]]:
+    """The seat that earned each point (None: the card was not in play; game is earned
+    by a side, never a seat), and each side's count towards game."""
+    v = state.variant
+    assert state.trump is not None and state.bidder is not None
+    t = trumps(v.name, state.trump)
     played_by: dict[int, int] = {}
     won_by: dict[int, int] = {}
-    totals = [0] * len(sides)
+    totals = [0] * n_sides
     for plays, winner in state.tricks:
         for seat, c in plays:
             played_by[c] = seat
@@ -58,45 +102,7 @@ def finish_hand(state: State) -> State:
         specials = {"jack": t.right, "joker1": X1, "joker2": X2}
     for name, c in specials.items():
         by[name] = won_by.get(c)
-    best = max(totals)
-    game_side = totals.index(best) if totals.count(best) == 1 else None
-
-    points: list[int | None] = []
-    for name in v.points:
-        if name == "game":
-            points.append(game_side)
-        else:
-            earner = by[name]
-            points.append(None if earner is None else side_of[earner])
-    taken = [points.count(i) for i in range(len(sides))]
-    made = taken[0] >= state.bid
-    result = [-state.bid if i == 0 and not made else taken[i] for i in range(len(sides))]
-    if v.called_partner:
-        deltas = tuple(result[side_of[seat]] for seat in range(v.seats))
-    else:
-        deltas = tuple(result[side_of[team[0]]] for team in v.teams)
-    scores = tuple(s + d for s, d in zip(state.scores, deltas, strict=True))
-
-    last = LastHand(
-        sides=sides,
-        points=tuple(points),
-        by=tuple(by[name] for name in v.points),
-        game_totals=tuple(totals),
-        bidder=state.bidder,
-        bid=state.bid,
-        made=made,
-        deltas=deltas,
-        called=state.called,
-    )
-    winners = game_winners(state, scores, sides[0])
-    return evolve(
-        state,
-        scores=scores,
-        last_hand=last,
-        winners=winners,
-        phase="hand_over" if winners is None else "game_over",
-        turn=(),
-    )
+    return by, totals
 
 
 def game_winners(

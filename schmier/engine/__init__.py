@@ -1,7 +1,10 @@
 """The rules of schmier6, schmier5 and wisconsin4: pure, deterministic, replayable.
 
-No I/O, no clock, no asyncio; randomness (the shuffled deck) comes in as an action. See
-docs/architecture.md for the contract the server, the bots and the tests rely on.
+No I/O, no clock, no asyncio; randomness (the shuffled deck) comes in as an action. Two
+ways in: `apply` validates anything (a protocol object or an `Action`) and raises on
+what the rules forbid; `apply_trusted` checks nothing, for a search playing the moves
+it took from `legal_moves` / `discard_template`. See docs/architecture.md for the
+contract the server, the bots and the tests rely on.
 """
 
 from __future__ import annotations

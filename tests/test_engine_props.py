@@ -126,6 +126,18 @@ class Checker:
         public = engine.view(s, None)
         played = played_cards(public)
         assert len(played) == len(set(played))
+        held = self.check_seats(public)
+        every = [c for h in held.values() for c in h] + played
+        assert len(every) == len(set(every)), "a card in two hands, or held and played"
+        assert set(every) <= self.deck
+        self.check_turn()
+        self.check_places(held, public)
+        for seat in [None, *range(self.n)]:
+            self.check_view(seat, public, played)
+
+    def check_seats(self, public: dict[str, Any]) -> dict[int, list[str]]:
+        """Each seat's view agrees with the public one; the cards each seat holds."""
+        s = self.state
         held: dict[int, list[str]] = {}
         for seat in range(self.n):
             v = engine.view(s, seat)
@@ -136,9 +148,11 @@ class Checker:
             for k in range(self.n):
                 assert v["seats"][k]["cards"] == public["seats"][k]["cards"]
             assert public["seats"][seat]["cards"] == len(v["hand"])
-        every = [c for h in held.values() for c in h] + played
-        assert len(every) == len(set(every)), "a card in two hands, or held and played"
-        assert set(every) <= self.deck
+        return held
+
+    def check_turn(self) -> None:
+        """Exactly the awaited seats have something to do."""
+        s = self.state
         if s.phase not in ("deal", "hand_over", "game_over"):
             awaited = set(engine.turn(s))
             assert awaited, f"nobody awaited in {s.phase}"
@@ -148,20 +162,22 @@ class Checker:
         elif s.phase == "game_over":
             for seat in range(self.n):
                 assert engine.legal_actions(s, seat) == [{"type": "rematch"}]
-        places = card_places(s)
-        if places is not None:
-            assert set(places) == self.deck, "every card has exactly one place"
-            for seat in range(self.n):
-                assert {c for c, p in places.items() if p == f"hand:{seat}"} == set(held[seat])
-            for p in public["trick"]:
-                assert places[p["card"]] == "trick"
-            for t in public["tricks"]:
-                for p in t["cards"]:
-                    assert places[p["card"]] == f"won:{t['winner']}"
-            kinds = {p.split(":")[0] for p in places.values()}
-            assert kinds <= {"hand", "stock", "discard", "trick", "won", "undealt"}
-        for seat in [None, *range(self.n)]:
-            self.check_view(seat, public, played)
+
+    def check_places(self, held: dict[int, list[str]], public: dict[str, Any]) -> None:
+        """Every card in exactly one place, and that place agrees with the views."""
+        places = card_places(self.state)
+        if places is None:
+            return
+        assert set(places) == self.deck, "every card has exactly one place"
+        for seat in range(self.n):
+            assert {c for c, p in places.items() if p == f"hand:{seat}"} == set(held[seat])
+        for p in public["trick"]:
+            assert places[p["card"]] == "trick"
+        for t in public["tricks"]:
+            for p in t["cards"]:
+                assert places[p["card"]] == f"won:{t['winner']}"
+        kinds = {p.split(":")[0] for p in places.values()}
+        assert kinds <= {"hand", "stock", "discard", "trick", "won", "undealt"}
 
     def check_view(self, seat: int | None, public: dict[str, Any], played: list[str]) -> None:
         v = engine.view(self.state, seat)

@@ -1,20 +1,27 @@
 """The rules of schmier6, schmier5 and wisconsin4: pure, deterministic, replayable.
 
-No I/O, no clock, no asyncio; randomness (the shuffled deck) comes in as an action. See
-docs/architecture.md for the contract the server, the bots and the tests rely on.
+No I/O, no clock, no asyncio; randomness (the shuffled deck) comes in as an action. Two
+ways in: `apply` validates anything (a protocol object or an `Action`) and raises on
+what the rules forbid; `apply_trusted` checks nothing, for a search playing the moves
+it took from `legal_moves` / `discard_template`. See docs/architecture.md for the
+contract the server, the bots and the tests rely on.
 """
 
 from __future__ import annotations
 
 from .actions import MAX_DISCARD, Action, parse_action
 from .description import describe, describe_all
+from .drawing import DiscardTemplate
 from .errors import EngineError, IllegalAction, MalformedAction, NotYourTurn, RulesError
 from .game import (
     apply,
+    apply_trusted,
     card_places,
     deal,
+    discard_template,
     full_deck,
     legal_actions,
+    legal_moves,
     needs_deal,
     rematch,
     replay,
@@ -49,6 +56,7 @@ __all__ = [
     "PRIVATE_KEYS",
     "VARIANTS",
     "Action",
+    "DiscardTemplate",
     "EngineError",
     "IllegalAction",
     "LastHand",
@@ -58,14 +66,17 @@ __all__ = [
     "RulesError",
     "State",
     "apply",
+    "apply_trusted",
     "card_places",
     "deal",
     "default_rules",
     "describe",
     "describe_all",
+    "discard_template",
     "full_deck",
     "get_variant",
     "legal_actions",
+    "legal_moves",
     "lobby_view",
     "make_rules",
     "needs_deal",

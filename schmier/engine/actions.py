@@ -13,7 +13,7 @@ allowed now is the rules' business (`game.apply`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .cards import CARD_INDEX, CARD_NAMES, SUITS
@@ -70,9 +70,14 @@ class Action(NamedTuple):
         return {"type": kind}
 
 
+#: The play of every card, built once: play is the action of four in five, and listing
+#: the legal ones is then a look-up per card. Actions are immutable, so sharing is safe.
+PLAYS: tuple[Action, ...] = tuple(Action("play", c) for c in range(len(CARD_NAMES)))
+
+
 def play(card: int) -> Action:
-    """Play `card` (the action of four in five: built without any parsing)."""
-    return Action("play", card)
+    """Play `card` (built without any parsing)."""
+    return PLAYS[card]
 
 
 def card_of(value: Any) -> int:
@@ -95,6 +100,40 @@ def cards_of(values: Any, what: str, limit: int | None = None) -> tuple[int, ...
     return tuple(card_of(v) for v in values)
 
 
+def _bid(obj: Mapping[str, Any]) -> Action:
+    amount = obj["amount"]
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise MalformedAction("a bid amount must be a whole number")
+    return Action("bid", amount)
+
+
+def _trump(obj: Mapping[str, Any]) -> Action:
+    suit = obj["suit"]
+    if not isinstance(suit, str) or len(suit) != 1 or suit.upper() not in SUITS:
+        raise MalformedAction("a suit is one of 'S', 'H', 'D', 'C'")
+    return Action("trump", SUITS.index(suit.upper()))
+
+
+def _call(obj: Mapping[str, Any]) -> Action:
+    card = obj["card"]
+    return Action("call", None if card is None else card_of(card))
+
+
+#: How each kind's fields become its argument (the fields themselves are checked first).
+_PARSE: dict[str, Callable[[Mapping[str, Any]], Action]] = {
+    "bid": _bid,
+    "pass": lambda obj: Action("pass"),
+    "trump": _trump,
+    "discard": lambda obj: Action(
+        "discard", cards_of(obj["cards"], "a discard's cards", MAX_DISCARD)
+    ),
+    "call": _call,
+    "play": lambda obj: PLAYS[card_of(obj["card"])],
+    "rematch": lambda obj: Action("rematch"),
+    "deal": lambda obj: Action("deal", cards_of(obj["deck"], "a deal's deck")),
+}
+
+
 def parse_action(obj: Any) -> Action:
     """The `Action` of a protocol object; MalformedAction when its shape is wrong.
 
@@ -105,32 +144,13 @@ def parse_action(obj: Any) -> Action:
         raise MalformedAction("an action must be a JSON object")
     kind = obj.get("type")
     if kind == "play" and obj.keys() == _KEYS["play"]:
-        return Action("play", card_of(obj["card"]))
+        return PLAYS[card_of(obj["card"])]
     if not isinstance(kind, str) or kind not in FIELDS:
         raise MalformedAction(f"unknown action type {kind!r}")
     if obj.keys() != _KEYS[kind]:
         fields = sorted(_KEYS[kind])
         raise MalformedAction(f"a {kind!r} action has exactly the fields {fields}")
-    if kind == "bid":
-        amount = obj["amount"]
-        if not isinstance(amount, int) or isinstance(amount, bool):
-            raise MalformedAction("a bid amount must be a whole number")
-        return Action("bid", amount)
-    if kind == "trump":
-        suit = obj["suit"]
-        if not isinstance(suit, str) or len(suit) != 1 or suit.upper() not in SUITS:
-            raise MalformedAction("a suit is one of 'S', 'H', 'D', 'C'")
-        return Action("trump", SUITS.index(suit.upper()))
-    if kind == "discard":
-        return Action("discard", cards_of(obj["cards"], "a discard's cards", MAX_DISCARD))
-    if kind == "call":
-        card = obj["card"]
-        return Action("call", None if card is None else card_of(card))
-    if kind == "play":
-        return Action("play", card_of(obj["card"]))
-    if kind == "deal":
-        return Action("deal", cards_of(obj["deck"], "a deal's deck"))
-    return Action(kind)
+    return _PARSE[kind](obj)
 
 
 def as_action(action: Action | Mapping[str, Any]) -> Action:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from .actions import Action
 from .cards import mask_of
 from .errors import IllegalAction
 from .state import State, evolve
+
+PASS = Action("pass")
 
 
 def highest(state: State) -> int:
@@ -25,23 +26,33 @@ def may_pass(state: State, seat: int) -> bool:
     return any(amount is not None for _, amount in state.bids)
 
 
-def legal(state: State, seat: int) -> list[dict[str, Any]]:
-    v = state.variant
-    low = max(highest(state) + 1, v.min_bid)
-    out: list[dict[str, Any]] = [{"type": "pass"}] if may_pass(state, seat) else []
-    out += [{"type": "bid", "amount": k} for k in range(low, v.max_bid + 1)]
+def lowest_bid(state: State) -> int:
+    """The lowest bid allowed now: above the highest so far, and at least the minimum."""
+    return max(highest(state) + 1, state.variant.min_bid)
+
+
+def moves(state: State, seat: int) -> list[Action]:
+    """Pass (unless stuck), then every bid from the lowest allowed up."""
+    out = [PASS] if may_pass(state, seat) else []
+    out += [Action("bid", k) for k in range(lowest_bid(state), state.variant.max_bid + 1)]
     return out
 
 
 def apply(state: State, seat: int, amount: int | None) -> State:
-    v = state.variant
+    """`seat` bids `amount` (None: passes), checked against the rules."""
     if amount is None:
         if not may_pass(state, seat):
             raise IllegalAction("the dealer is stuck: everybody else passed, so you must bid")
     else:
-        low = max(highest(state) + 1, v.min_bid)
-        if not low <= amount <= v.max_bid:
-            raise IllegalAction(f"a bid must be from {low} to {v.max_bid} now")
+        low, high = lowest_bid(state), state.variant.max_bid
+        if not low <= amount <= high:
+            raise IllegalAction(f"a bid must be from {low} to {high} now")
+    return step(state, seat, amount)
+
+
+def step(state: State, seat: int, amount: int | None) -> State:
+    """`apply` without the checks: for a bid taken from `moves`."""
+    v = state.variant
     bids = (*state.bids, (seat, amount))
     if amount != v.max_bid and seat != state.dealer:
         return evolve(state, bids=bids, turn=((seat + 1) % v.seats,))
@@ -52,7 +63,7 @@ def apply(state: State, seat: int, amount: int | None) -> State:
     bidder, bid = made[-1]
     hands = state.hands
     stock = state.stock
-    if v.kitty_draw:
+    if v.kitty:
         kitty = state.rules.kitty or 0
         hands = tuple(h | mask_of(stock[:kitty]) if s == bidder else h for s, h in enumerate(hands))
         stock = stock[kitty:]

@@ -1,16 +1,11 @@
-"""Card knowledge for the bots, computed from the card strings of a view.
+"""Card sense for the bots: which cards are trumps, how they rank, who takes a trick,
+which cards carry points.
 
-The engine encodes cards as small integers internally; that encoding is the engine's
-private business and may change. Bots only ever see the protocol's strings (``"AS"``,
-``"TH"``, ``"X1"``), so this module re-derives, from those strings and the rules of
-``RULES.md``, the few facts a bot reasons with: which cards are trumps, how trumps
-rank, who is winning a trick, which cards carry points. Keeping it separate from the
-engine means a bot can never peek at state it should not see, and the engine stays
-free to change its representation.
-
-The per-card predicates are memoised (`functools.cache`): they are pure functions of a
-few strings, asked hundreds of times per decision, and the key space is tiny (cards ×
-trumps × variants), so the cache is bounded in practice.
+A bot sees the protocol's card strings (``"AS"``, ``"X1"``) and the game's rule book,
+``engine.describe(variant)``, which is public; everything here is derived from those
+two, never from the engine's int encoding or from the game's name. Memoised: pure
+functions of a few strings, asked hundreds of times per decision, over a small key space
+(cards × trumps × games).
 """
 
 from __future__ import annotations
@@ -18,30 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-RANKS = "23456789TJQKA"
-SUITS = "SHDC"
-JOKERS = ("X1", "X2")
-
-#: The other suit of the same colour (spades/clubs black, hearts/diamonds red): the
-#: suit of the left bauer in the Schmier games.
-SAME_COLOUR = {"S": "C", "C": "S", "H": "D", "D": "H"}
+from .cards import RANKS
+from .description import describe
 
 #: Game count of each rank (``RULES.md`` step 7); jokers count 1.
 GAME_VALUE = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}
 
-#: The natural rank that earns "low" when played (the bottom of the trump order).
-LOW_RANK = {"schmier6": "2", "schmier5": "4", "wisconsin4": "7"}
-
-#: Lowest natural rank dealt in each variant.
-_MIN_RANK = {"schmier6": "2", "schmier5": "4", "wisconsin4": "7"}
-
-
-def full_deck(variant: str) -> list[str]:
-    """Every card of `variant`, so a bot can tell which cards it has not yet seen."""
-    low = RANKS.index(_MIN_RANK[variant])
-    cards = [r + s for s in SUITS for r in RANKS[low:]]
-    cards.extend(JOKERS if variant == "wisconsin4" else JOKERS[:1])
-    return cards
+#: The power of a joker: below every natural trump; two jokers tie (see `beats`).
+JOKER_POWER = 1
 
 
 def is_joker(card: str) -> bool:
@@ -59,27 +38,38 @@ def printed_suit(card: str) -> str:
     return card[1]
 
 
-def has_left_bauer(variant: str) -> bool:
-    """Only the Schmier games promote the same-colour jack to trump."""
-    return variant != "wisconsin4"
+@cache
+def _powers(trump: str, variant: str) -> dict[str, int]:
+    """Every trump of `trump` with its power, from the rule book's `trump_order`.
 
-
-def is_left_bauer(card: str, trump: str | None, variant: str) -> bool:
-    """The jack of the trump's colour twin, which is a trump in the Schmier games."""
-    return (
-        trump is not None
-        and has_left_bauer(variant)
-        and card[0] == "J"
-        and card[1] == SAME_COLOUR[trump]
-    )
+    The order is the rule book's; the numbers keep the scale the play heuristics weigh
+    a trump by (`keep_cost` in the bots): a card of the trump suit is 20 plus twice its
+    rank index (the 2 is 20, the ace 44), a card promoted into trump (the left bauer)
+    one less than the card above it, a joker `JOKER_POWER`.
+    """
+    powers: dict[str, int] = {}
+    above = None
+    for card in describe(variant)["trump_order"][trump]:
+        if is_joker(card):
+            power = JOKER_POWER
+        elif card[1] == trump:
+            power = 20 + 2 * RANKS.index(card[0])
+        else:
+            assert above is not None
+            power = powers[above] - 1
+        assert above is None or power < powers[above] or power == JOKER_POWER
+        powers[card] = power
+        above = card
+    return powers
 
 
 @cache
 def is_trump(card: str, trump: str | None, variant: str) -> bool:
-    """Jokers, cards of the trump suit, and the left bauer (Schmier) are trumps."""
+    """The cards of the rule book's trump order: the trump suit, a left bauer where the
+    game has one, the jokers. With no trump known, only the jokers."""
     if trump is None:
         return is_joker(card)
-    return is_joker(card) or card[1] == trump or is_left_bauer(card, trump, variant)
+    return card in _powers(trump, variant)
 
 
 @cache
@@ -94,19 +84,11 @@ def effective_suit(card: str, trump: str | None, variant: str) -> str:
     return card[1]
 
 
-@cache
 def trump_power(card: str, trump: str | None, variant: str) -> int:
-    """Strength of a trump, higher is stronger; both jokers share one value.
-
-    Schmier: A K Q J(right) J(left) T … low, then X1 at the bottom. ``wisconsin4``:
-    A K Q J T 9 8 7, then the jokers (their order among themselves depends on play
-    order, see :func:`beats`).
-    """
-    if is_joker(card):
-        return 1
-    if is_left_bauer(card, trump, variant):
-        return 20 + RANKS.index("J") * 2 - 1  # just below the right bauer
-    return 20 + RANKS.index(card[0]) * 2
+    """Strength of a trump, higher is stronger; two jokers share one value (see `_powers`)."""
+    if trump is None or is_joker(card):
+        return JOKER_POWER
+    return _powers(trump, variant)[card]
 
 
 def plain_power(card: str) -> int:
@@ -125,8 +107,8 @@ def beats(
 ) -> bool:
     """Whether `challenger`, played after `incumbent` (now winning), takes the trick.
 
-    `led` is the effective suit of the trick's first card. Two jokers in
-    ``wisconsin4`` are settled by `joker_order`: ``first_high`` keeps the earlier one.
+    `led` is the effective suit of the trick's first card. Two jokers are settled by
+    `joker_order`: ``first_high`` keeps the earlier one.
     """
     c_trump = is_trump(challenger, trump, variant)
     i_trump = is_trump(incumbent, trump, variant)
@@ -137,7 +119,7 @@ def beats(
     if c_trump and i_trump:
         cp = trump_power(challenger, trump, variant)
         ip = trump_power(incumbent, trump, variant)
-        if cp == ip:  # two jokers (wisconsin4)
+        if cp == ip:  # two jokers
             return joker_order == "second_high"
         return cp > ip
     if challenger[1] != led:
@@ -164,6 +146,15 @@ def game_value(card: str) -> int:
     return GAME_VALUE.get(card[0], 0)
 
 
+@cache
+def point_cards(trump: str, variant: str) -> tuple[str, ...]:
+    """The cards whose point goes to the trick's winner once `trump` is known: the jacks
+    among the trumps (the right and the left bauer, or the one jack), then the jokers,
+    in the rule book's trump order."""
+    order = describe(variant)["trump_order"][trump]
+    return tuple(c for c in order if c[0] == "J") + tuple(c for c in order if is_joker(c))
+
+
 def is_capturable_point(card: str, trump: str | None, variant: str) -> bool:
     """Point cards that go to the trick's winner: the jacks of trump and the jokers.
 
@@ -172,15 +163,4 @@ def is_capturable_point(card: str, trump: str | None, variant: str) -> bool:
     """
     if is_joker(card):
         return True
-    if trump is None or card[0] != "J":
-        return False
-    return card[1] == trump or is_left_bauer(card, trump, variant)
-
-
-def point_cards(trump: str, variant: str) -> list[str]:
-    """The cards that carry a capturable point once `trump` is known."""
-    cards = ["J" + trump]
-    if has_left_bauer(variant):
-        cards.append("J" + SAME_COLOUR[trump])
-    cards.extend(JOKERS if variant == "wisconsin4" else JOKERS[:1])
-    return cards
+    return trump is not None and card in point_cards(trump, variant)

@@ -32,6 +32,11 @@ def deal(state: State, deck: tuple[int, ...]) -> State:
     """
     if state.phase not in ("deal", "hand_over"):
         raise IllegalAction(f"no deal is due in phase {state.phase}")
+    return step(state, deck)
+
+
+def step(state: State, deck: tuple[int, ...]) -> State:
+    """`deal` without the checks: for a permutation of the deck when a deal is due."""
     n = state.variant.seats
     dealer = state.dealer if state.phase == "deal" else (state.dealer + 1) % n
     hands = [0] * n

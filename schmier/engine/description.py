@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from .cards import CARD_NAMES, RANKS, SUITS
-from .trumps import trumps
+from .ranking import trumps
 from .variants import VARIANTS, get_variant, rule_specs
 
 
@@ -66,10 +66,10 @@ def describe(variant: str) -> dict[str, Any]:
         "plain_order": list(reversed(RANKS[low:])),
         "bids": {"min": v.min_bid, "max": v.max_bid},
         "points": list(v.points),
-        "discards": "bidder" if v.kitty_draw else "all",
-        "kitty": v.kitty_draw,
-        "secret_trump": v.kitty_draw,
-        "first_lead_trump": v.kitty_draw,
+        "discards": v.discards,
+        "kitty": v.kitty,
+        "secret_trump": v.secret_trump,
+        "first_lead_trump": v.first_lead_trump,
         "rules": [spec.describe(v.name) for spec in rule_specs(v.name)],
     }
 

@@ -7,29 +7,36 @@ among the discards means the bidder plays alone, which the table learns after th
 
 from __future__ import annotations
 
-from typing import Any
-
-from .cards import CARD_NAMES, describe
+from .actions import Action
+from .cards import describe
 from .errors import IllegalAction
 from .state import State, bidder_seat, evolve
 
+ALONE = Action("call", None)
 
-def legal(state: State, seat: int) -> list[dict[str, Any]]:
+
+def moves(state: State, seat: int) -> list[Action]:
+    """Every card of the deck the bidder does not hold, then playing alone."""
     hand = state.hands[seat]
-    out: list[dict[str, Any]] = [
-        {"type": "call", "card": CARD_NAMES[c]} for c in state.variant.deck if not hand >> c & 1
-    ]
-    out.append({"type": "call", "card": None})
+    out = [Action("call", c) for c in state.variant.deck if not hand >> c & 1]
+    out.append(ALONE)
     return out
 
 
 def apply(state: State, seat: int, called: int | None) -> State:
-    partner = None
+    """The bidder calls `called` (None: alone), checked against the rules."""
     if called is not None:
         if called not in state.variant.deck:
             raise IllegalAction(f"the {describe(called)} is not in this deck")
         if state.hands[seat] >> called & 1:
             raise IllegalAction("you may not call a card you hold")
+    return step(state, seat, called)
+
+
+def step(state: State, seat: int, called: int | None) -> State:
+    """`apply` without the checks: for a call taken from `moves`."""
+    partner = None
+    if called is not None:
         partner = next(
             (s for s, h in enumerate(state.hands) if s != seat and h >> called & 1), None
         )

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from .cards import CARD_NAMES, X1, cards_of, describe
+from .actions import PLAYS, Action
+from .cards import X1, cards_of, describe
 from .dealing import HAND_SIZE
 from .errors import IllegalAction
+from .ranking import Trumps, trumps
 from .scoring import finish_hand
 from .state import Play, State, evolve
-from .trumps import Trumps, trumps
 
 
 def playable(state: State, seat: int) -> int:
@@ -18,8 +17,7 @@ def playable(state: State, seat: int) -> int:
     assert state.trump is not None
     t = trumps(state.variant.name, state.trump)
     if not state.trick:
-        if state.variant.kitty_draw and not state.tricks:
-            # wisconsin4: the first lead shows trump, so it must be a natural trump.
+        if state.variant.first_lead_trump and not state.tricks:
             return hand & t.naturals
         return hand
     follow = hand & t.follow[t.esuit[state.trick[0][1]]]
@@ -30,8 +28,8 @@ def playable(state: State, seat: int) -> int:
     return follow
 
 
-def legal(state: State, seat: int) -> list[dict[str, Any]]:
-    return [{"type": "play", "card": CARD_NAMES[c]} for c in cards_of(playable(state, seat))]
+def moves(state: State, seat: int) -> list[Action]:
+    return [PLAYS[c] for c in cards_of(playable(state, seat))]
 
 
 def winner(trick: tuple[Play, ...], t: Trumps, joker_order: str | None) -> int:
@@ -56,16 +54,23 @@ def winner(trick: tuple[Play, ...], t: Trumps, joker_order: str | None) -> int:
 
 
 def apply(state: State, seat: int, c: int) -> State:
+    """`seat` plays `c`, checked against the rules."""
     if not playable(state, seat) >> c & 1:
         if not state.hands[seat] >> c & 1:
             raise IllegalAction(f"you do not hold the {describe(c)}")
-        if state.variant.kitty_draw and not state.tricks and not state.trick:
+        if state.variant.first_lead_trump and not state.tricks and not state.trick:
             raise IllegalAction("the first lead must be a natural card of your trump suit")
         raise IllegalAction(f"you must follow suit; the {describe(c)} may not be played now")
+    return step(state, seat, c)
+
+
+def step(state: State, seat: int, c: int) -> State:
+    """`apply` without the checks: for a card taken from `moves`."""
     old = state.hands
     hands = (*old[:seat], old[seat] ^ (1 << c), *old[seat + 1 :])
     trick = (*state.trick, (seat, c))
-    trump_public = True if state.variant.kitty_draw else state.trump_public
+    # A secret trump is shown by the first card played (a natural trump, see playable).
+    trump_public = True if state.variant.secret_trump else state.trump_public
     partner_revealed = state.partner_revealed or c == state.called
     n = state.variant.seats
     if len(trick) < n:

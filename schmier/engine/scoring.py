@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .cards import GAME_VALUE, X1, X2, cards_of
+from .ranking import trumps
 from .state import LastHand, State, evolve
-from .trumps import trumps
 
 
 def sides_of(state: State) -> tuple[tuple[int, ...], ...]:
@@ -29,46 +29,15 @@ def finish_hand(state: State) -> State:
     """Score the hand just played and decide whether the game is over."""
     v = state.variant
     assert state.trump is not None and state.bidder is not None and state.bid is not None
-    t = trumps(v.name, state.trump)
     sides = sides_of(state)
     side_of = [0] * v.seats
     for i, side in enumerate(sides):
         for seat in side:
             side_of[seat] = i
-
-    played_by: dict[int, int] = {}
-    won_by: dict[int, int] = {}
-    totals = [0] * len(sides)
-    for plays, winner in state.tricks:
-        for seat, c in plays:
-            played_by[c] = seat
-            won_by[c] = winner
-            totals[side_of[winner]] += GAME_VALUE[c]
-    if v.kitty_draw:
-        # wisconsin4: the bidder's discards count towards the bidder's side's game.
-        totals[0] += sum(GAME_VALUE[c] for c in cards_of(state.discards[state.bidder]))
-
-    in_play_trumps = [c for c in played_by if t.mask >> c & 1]
-    high = max(in_play_trumps, key=t.power.__getitem__)
-    naturals = [c for c in in_play_trumps if t.naturals >> c & 1]
-    low = min(naturals, key=t.power.__getitem__)
-    by: dict[str, int | None] = {"high": played_by[high], "low": played_by[low], "game": None}
-    if v.left_bauer:
-        specials = {"right": t.right, "left": t.left, "joker": X1}
-    else:
-        specials = {"jack": t.right, "joker1": X1, "joker2": X2}
-    for name, c in specials.items():
-        by[name] = won_by.get(c)
+    by, totals = _earners(state, side_of, len(sides))
     best = max(totals)
     game_side = totals.index(best) if totals.count(best) == 1 else None
-
-    points: list[int | None] = []
-    for name in v.points:
-        if name == "game":
-            points.append(game_side)
-        else:
-            earner = by[name]
-            points.append(None if earner is None else side_of[earner])
+    points = tuple(game_side if name == "game" else _side(side_of, by[name]) for name in v.points)
     taken = [points.count(i) for i in range(len(sides))]
     made = taken[0] >= state.bid
     result = [-state.bid if i == 0 and not made else taken[i] for i in range(len(sides))]
@@ -77,10 +46,9 @@ def finish_hand(state: State) -> State:
     else:
         deltas = tuple(result[side_of[team[0]]] for team in v.teams)
     scores = tuple(s + d for s, d in zip(state.scores, deltas, strict=True))
-
     last = LastHand(
         sides=sides,
-        points=tuple(points),
+        points=points,
         by=tuple(by[name] for name in v.points),
         game_totals=tuple(totals),
         bidder=state.bidder,
@@ -98,6 +66,43 @@ def finish_hand(state: State) -> State:
         phase="hand_over" if winners is None else "game_over",
         turn=(),
     )
+
+
+def _side(side_of: list[int], seat: int | None) -> int | None:
+    return None if seat is None else side_of[seat]
+
+
+def _earners(
+    state: State, side_of: list[int], n_sides: int
+) -> tuple[dict[str, int | None], list[int]]:
+    """The seat that earned each point (None: the card was not in play; game is earned
+    by a side, never a seat), and each side's count towards game."""
+    v = state.variant
+    assert state.trump is not None and state.bidder is not None
+    t = trumps(v.name, state.trump)
+    played_by: dict[int, int] = {}
+    won_by: dict[int, int] = {}
+    totals = [0] * n_sides
+    for plays, winner in state.tricks:
+        for seat, c in plays:
+            played_by[c] = seat
+            won_by[c] = winner
+            totals[side_of[winner]] += GAME_VALUE[c]
+    if v.bidder_banks_discards:
+        totals[0] += sum(GAME_VALUE[c] for c in cards_of(state.discards[state.bidder]))
+
+    in_play_trumps = [c for c in played_by if t.mask >> c & 1]
+    high = max(in_play_trumps, key=t.power.__getitem__)
+    naturals = [c for c in in_play_trumps if t.naturals >> c & 1]
+    low = min(naturals, key=t.power.__getitem__)
+    by: dict[str, int | None] = {"high": played_by[high], "low": played_by[low], "game": None}
+    if v.left_bauer:
+        specials = {"right": t.right, "left": t.left, "joker": X1}
+    else:
+        specials = {"jack": t.right, "joker1": X1, "joker2": X2}
+    for name, c in specials.items():
+        by[name] = won_by.get(c)
+    return by, totals
 
 
 def game_winners(

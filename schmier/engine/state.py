@@ -146,8 +146,30 @@ def _names(cards: Any) -> list[str]:
     return [CARD_NAMES[c] for c in cards]
 
 
-def _plays_to_json(plays: tuple[Play, ...]) -> list[dict[str, Any]]:
+def plays_to_json(plays: tuple[Play, ...]) -> list[dict[str, Any]]:
+    """Cards played to a trick, as the JSON of a state and of a view carry them."""
     return [{"seat": s, "card": CARD_NAMES[c]} for s, c in plays]
+
+
+def last_hand_to_json(lh: LastHand, point_names: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """The record of the last hand as JSON: the stored state's shape, or with
+    `point_names` the view's, whose `points` and `by` are keyed by the point names."""
+    points: Any = list(lh.points)
+    by: Any = list(lh.by)
+    if point_names is not None:
+        points = dict(zip(point_names, lh.points, strict=True))
+        by = dict(zip(point_names, lh.by, strict=True))
+    return {
+        "sides": [list(s) for s in lh.sides],
+        "points": points,
+        "by": by,
+        "game_totals": list(lh.game_totals),
+        "bidder": lh.bidder,
+        "bid": lh.bid,
+        "made": lh.made,
+        "deltas": list(lh.deltas),
+        "called": None if lh.called is None else CARD_NAMES[lh.called],
+    }
 
 
 def _plays_from_json(obj: list[dict[str, Any]]) -> tuple[Play, ...]:
@@ -175,22 +197,10 @@ def state_to_json(state: State) -> dict[str, Any]:
         "called": None if state.called is None else CARD_NAMES[state.called],
         "partner": state.partner,
         "partner_revealed": state.partner_revealed,
-        "trick": _plays_to_json(state.trick),
-        "tricks": [{"cards": _plays_to_json(p), "winner": w} for p, w in state.tricks],
+        "trick": plays_to_json(state.trick),
+        "tricks": [{"cards": plays_to_json(p), "winner": w} for p, w in state.tricks],
         "scores": list(state.scores),
-        "last_hand": None
-        if lh is None
-        else {
-            "sides": [list(s) for s in lh.sides],
-            "points": list(lh.points),
-            "by": list(lh.by),
-            "game_totals": list(lh.game_totals),
-            "bidder": lh.bidder,
-            "bid": lh.bid,
-            "made": lh.made,
-            "deltas": list(lh.deltas),
-            "called": None if lh.called is None else CARD_NAMES[lh.called],
-        },
+        "last_hand": None if lh is None else last_hand_to_json(lh),
         "winners": None if state.winners is None else list(state.winners),
     }
 

@@ -1,14 +1,14 @@
 """The three games as data: deck, seats, sides, bids, the six points and the house rules.
 
 One engine plays all three games; what differs between them lives here (plus the trump
-orders in `trumps.py`), so a rule that differs by game is a field, not a copy of a phase.
+orders in `ranking.py`), so a rule that differs by game is a field, not a copy of a phase.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .cards import JOKERS, RANKS, X1, X2, card
 from .errors import RulesError
@@ -37,8 +37,35 @@ class Variant:
     teams: tuple[tuple[int, ...], ...]
     #: The names of the six points, in the order they are reported.
     points: tuple[str, ...]
-    #: Whether only the bidder draws (the kitty) instead of everyone discarding.
-    kitty_draw: bool
+    #: Who discards, and so how many: "all" (every non-dealer exchanges 0 to 3
+    #: non-trumps at once, then the dealer takes the rest of the stock and discards down
+    #: to six, never a protected trump) or "bidder" (only the bidder, who took the
+    #: kitty, discards down to six; any trump may go once it holds more than six).
+    discards: Literal["all", "bidder"]
+    #: The winning bidder takes the first `Rules.kitty` undealt cards into hand.
+    kitty: bool
+    #: Trump must be a suit of which the bidder holds a natural card (so that a first
+    #: lead of a natural trump is always possible).
+    trump_from_hand: bool
+    #: Trump is committed privately (only the bidder sees it) and made public by the
+    #: first card played; otherwise it is named to everyone at once.
+    secret_trump: bool
+    #: The first lead of a hand must be a natural trump (not a joker).
+    first_lead_trump: bool
+    #: The bidder's discards count towards the bidder's side's total for game.
+    bidder_banks_discards: bool
+    #: The game's own rules say "follow suit or trump": the default of the
+    #: `trump_anytime` house rule.
+    follow_or_trump: bool
+
+    def __post_init__(self) -> None:
+        # The flags that only make sense together: a first lead that must be a natural
+        # trump needs a trump the bidder holds naturally, and a kitty needs someone who
+        # discards it.
+        if self.first_lead_trump and not self.trump_from_hand:
+            raise AssertionError(f"{self.name}: first_lead_trump needs trump_from_hand")
+        if self.kitty and self.discards != "bidder":
+            raise AssertionError(f"{self.name}: a kitty is discarded by the bidder")
 
     @property
     def deck(self) -> tuple[int, ...]:
@@ -62,7 +89,13 @@ VARIANT_TABLE: dict[str, Variant] = {
         called_partner=False,
         teams=((0, 3), (1, 4), (2, 5)),
         points=("high", "low", "right", "left", "joker", "game"),
-        kitty_draw=False,
+        discards="all",
+        kitty=False,
+        trump_from_hand=False,
+        secret_trump=False,
+        first_lead_trump=False,
+        bidder_banks_discards=False,
+        follow_or_trump=False,
     ),
     "schmier5": Variant(
         name="schmier5",
@@ -75,7 +108,13 @@ VARIANT_TABLE: dict[str, Variant] = {
         called_partner=True,
         teams=((0,), (1,), (2,), (3,), (4,)),
         points=("high", "low", "right", "left", "joker", "game"),
-        kitty_draw=False,
+        discards="all",
+        kitty=False,
+        trump_from_hand=False,
+        secret_trump=False,
+        first_lead_trump=False,
+        bidder_banks_discards=False,
+        follow_or_trump=False,
     ),
     "wisconsin4": Variant(
         name="wisconsin4",
@@ -88,7 +127,13 @@ VARIANT_TABLE: dict[str, Variant] = {
         called_partner=False,
         teams=((0, 2), (1, 3)),
         points=("high", "low", "jack", "joker1", "joker2", "game"),
-        kitty_draw=True,
+        discards="bidder",
+        kitty=True,
+        trump_from_hand=True,
+        secret_trump=True,
+        first_lead_trump=True,
+        bidder_banks_discards=True,
+        follow_or_trump=True,
     ),
 }
 
@@ -123,9 +168,9 @@ class Rules:
     stick_the_dealer: bool = False
     #: A player who can follow suit may play a trump instead.
     trump_anytime: bool = False
-    #: wisconsin4: how many undealt cards the bidder takes (0-3).
+    #: Games with a kitty (wisconsin4): how many undealt cards the bidder takes (0-3).
     kitty: int | None = None
-    #: wisconsin4: which joker wins when both fall in one trick.
+    #: Games with two jokers (wisconsin4): which joker wins when both fall in one trick.
     joker_order: str | None = None
 
 
@@ -180,15 +225,17 @@ class RuleSpec:
 
 
 _ALL = tuple(VARIANT_TABLE)
-_KITTY = tuple(v.name for v in VARIANT_TABLE.values() if v.kitty_draw)
+_KITTY = tuple(v.name for v in VARIANT_TABLE.values() if v.kitty)
+_TWO_JOKERS = tuple(v.name for v in VARIANT_TABLE.values() if len(v.jokers) > 1)
 
 RULE_SPECS: tuple[RuleSpec, ...] = (
     RuleSpec("target", "int", dict.fromkeys(_ALL, 21), low=5, high=99),
     RuleSpec("stick_the_dealer", "bool", dict.fromkeys(_ALL, False)),
-    # wisconsin4's rules say "follow suit or trump": on by default there.
-    RuleSpec("trump_anytime", "bool", {n: n in _KITTY for n in _ALL}),
+    RuleSpec("trump_anytime", "bool", {v.name: v.follow_or_trump for v in VARIANT_TABLE.values()}),
     RuleSpec("kitty", "int", dict.fromkeys(_KITTY, 2), low=0, high=3),
-    RuleSpec("joker_order", "choice", dict.fromkeys(_KITTY, "first_high"), choices=JOKER_ORDERS),
+    RuleSpec(
+        "joker_order", "choice", dict.fromkeys(_TWO_JOKERS, "first_high"), choices=JOKER_ORDERS
+    ),
 )
 _SPEC = {spec.name: spec for spec in RULE_SPECS}
 

@@ -11,12 +11,8 @@ from typing import Any
 
 from .cards import CARD_NAMES, SUITS, cards_of
 from .game import legal_actions
-from .state import State
+from .state import State, last_hand_to_json, plays_to_json
 from .variants import Rules, get_variant, rules_to_json
-
-
-def _plays(plays: Any) -> list[dict[str, Any]]:
-    return [{"seat": s, "card": CARD_NAMES[c]} for s, c in plays]
 
 
 def public_view(state: State) -> dict[str, Any]:
@@ -42,21 +38,9 @@ def public_view(state: State) -> dict[str, Any]:
         "bid": state.bid,
         "trump": SUITS[state.trump] if state.trump is not None and state.trump_public else None,
         "called": None if state.called is None else CARD_NAMES[state.called],
-        "trick": _plays(state.trick),
-        "tricks": [{"cards": _plays(p), "winner": w} for p, w in state.tricks],
-        "last_hand": None
-        if lh is None
-        else {
-            "sides": [list(s) for s in lh.sides],
-            "points": dict(zip(v.points, lh.points, strict=True)),
-            "by": dict(zip(v.points, lh.by, strict=True)),
-            "game_totals": list(lh.game_totals),
-            "bidder": lh.bidder,
-            "bid": lh.bid,
-            "made": lh.made,
-            "deltas": list(lh.deltas),
-            "called": None if lh.called is None else CARD_NAMES[lh.called],
-        },
+        "trick": plays_to_json(state.trick),
+        "tricks": [{"cards": plays_to_json(p), "winner": w} for p, w in state.tricks],
+        "last_hand": None if lh is None else last_hand_to_json(lh, v.points),
         "winners": None if state.winners is None else list(state.winners),
     }
 

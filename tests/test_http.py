@@ -250,6 +250,7 @@ async def test_the_games_are_served_as_data(http: httpx.AsyncClient) -> None:
     assert six["points"] == ["high", "low", "right", "left", "joker", "game"]
     assert four["points"] == ["high", "low", "jack", "joker1", "joker2", "game"]
     assert (six["discards"], four["discards"]) == ("all", "bidder")
+    assert (six["banks_discards"], four["banks_discards"]) == (False, True)
     assert four["bids"] == {"min": 2, "max": 6} and six["bids"] == {"min": 3, "max": 6}
     for name, book in books.items():
         # The rules listed are exactly those a room of that game accepts, defaults and all.

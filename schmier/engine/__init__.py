@@ -37,7 +37,15 @@ from .variants import (
     rules_from_json,
     rules_to_json,
 )
-from .view import PRIVATE_KEYS, lobby_view, private_view, public_view, view
+from .view import (
+    PRIVATE_KEYS,
+    lobby_private_view,
+    lobby_public_view,
+    lobby_view,
+    private_view,
+    public_view,
+    view,
+)
 
 
 def seat_count(variant: str) -> int:
@@ -77,6 +85,8 @@ __all__ = [
     "get_variant",
     "legal_actions",
     "legal_moves",
+    "lobby_private_view",
+    "lobby_public_view",
     "lobby_view",
     "make_rules",
     "needs_deal",

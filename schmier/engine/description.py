@@ -43,7 +43,8 @@ def describe(variant: str) -> dict[str, Any]:
     - `bids`: `{"min", "max"}`; `points`: the point names in the order they are reported;
     - `discards`: `"all"` (everyone but the dealer exchanges, then the dealer discards
       down to six) or `"bidder"` (only the bidder, who took the kitty); `kitty` (the
-      bidder takes undealt cards), `secret_trump` (trump is committed privately and shown
+      bidder takes undealt cards), `banks_discards` (the bidder's discards count towards
+      the bidder's side's game), `secret_trump` (trump is committed privately and shown
       by the first lead), `first_lead_trump` (the first lead must be a natural trump);
     - `rules`: the house rules of the game, each `{"name", "type": "int" | "bool" |
       "choice", "default"}` plus `min`/`max` or `choices`.
@@ -67,6 +68,7 @@ def describe(variant: str) -> dict[str, Any]:
         "bids": {"min": v.min_bid, "max": v.max_bid},
         "points": list(v.points),
         "discards": v.discards,
+        "banks_discards": v.bidder_banks_discards,
         "kitty": v.kitty,
         "secret_trump": v.secret_trump,
         "first_lead_trump": v.first_lead_trump,

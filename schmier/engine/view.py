@@ -86,16 +86,13 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     return out
 
 
-def lobby_view(variant: str, rules: Rules, seat: int | None) -> dict[str, Any]:
-    """The same shape for a room whose game has not started yet."""
+def lobby_public_view(variant: str, rules: Rules) -> dict[str, Any]:
+    """The part of a lobby's view that is the same for everybody (no game yet)."""
     v = get_variant(variant)
-    me = seat if seat is not None and 0 <= seat < v.seats else None
     return {
         "variant": v.name,
         "rules": rules_to_json(rules),
         "phase": "lobby",
-        "you": me,
-        "hand": [],
         "seats": [{"seat": s, "cards": 0} for s in range(v.seats)],
         "teams": [list(t) for t in v.teams],
         "scores": [0] * len(v.teams),
@@ -105,13 +102,29 @@ def lobby_view(variant: str, rules: Rules, seat: int | None) -> dict[str, Any]:
         "bidder": None,
         "bid": None,
         "trump": None,
-        "my_trump": None,
         "called": None,
-        "partner": None,
-        "my_discards": [],
         "trick": [],
         "tricks": [],
         "last_hand": None,
         "winners": None,
+    }
+
+
+def lobby_private_view(variant: str, seat: int | None) -> dict[str, Any]:
+    """What only `seat` sees in a lobby: its seat, and nothing to hold or do yet."""
+    me = seat if seat is not None and 0 <= seat < get_variant(variant).seats else None
+    return {
+        "you": me,
+        "hand": [],
+        "my_trump": None,
+        "partner": None,
+        "my_discards": [],
         "legal": [],
     }
+
+
+def lobby_view(variant: str, rules: Rules, seat: int | None) -> dict[str, Any]:
+    """The same shape as `view` for a room whose game has not started yet."""
+    out = lobby_public_view(variant, rules)
+    out.update(lobby_private_view(variant, seat))
+    return out

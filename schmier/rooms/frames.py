@@ -36,9 +36,7 @@ def lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
 def public_part(record: RoomRecord) -> dict[str, Any]:
     """Everything of the room's view that every viewer gets alike, room fields included."""
     if record.state is None:
-        base = engine.lobby_view(record.variant, record.rules, None)
-        for key in engine.PRIVATE_KEYS:
-            del base[key]
+        base = engine.lobby_public_view(record.variant, record.rules)
     else:
         base = engine.public_view(record.state)
     base["code"] = record.code
@@ -57,16 +55,9 @@ def public_part(record: RoomRecord) -> dict[str, Any]:
 def private_part(record: RoomRecord, seat: int | None) -> dict[str, Any]:
     """What only `seat` sees (a spectator: `None`)."""
     if record.state is None:
-        if seat is not None and not 0 <= seat < len(record.seats):
-            seat = None
-        return {
-            "you": seat,
-            "hand": [],
-            "my_trump": None,
-            "partner": None,
-            "my_discards": [],
-            "legal": lobby_legal(record, seat),
-        }
+        private = engine.lobby_private_view(record.variant, seat)
+        private["legal"] = lobby_legal(record, private["you"])
+        return private
     return engine.private_view(record.state, seat)
 
 

@@ -46,7 +46,7 @@ def discard(view: View, template: Mapping[str, Any]) -> Answer:
     lo, hi = int(template["min"]), int(template["max"])
     # Where only the bidder discards, its discards count for its side's game (RULES.md
     # 4); the rule book says who discards, so that is what the bot goes by.
-    bank = rule_book(view)["discards"] == "bidder"
+    bank = bool(rule_book(view)["banks_discards"])
     ranked = sorted(pool, key=lambda c: (_keep_value(c, held, trump, variant, bank), c))
     if lo == hi:
         count = lo

@@ -35,7 +35,7 @@ import orjson
 from redis.exceptions import RedisError
 
 from schmier.config import Settings
-from schmier.logs import event, failure
+from schmier.logs import Outage, event, failure
 from schmier.rooms.actor import RoomActor
 from schmier.store import RedisStore, StoreError
 
@@ -279,6 +279,7 @@ class Node:
     async def _listen(self) -> None:
         """Receive this instance's messages forever, resubscribing after a failure."""
         channel = self.channel(self.instance)
+        outage = Outage("cluster.store_unreachable", "cluster.store_back", instance=self.instance)
         while True:
             pubsub = self.store.client.pubsub(ignore_subscribe_messages=True)
             try:
@@ -286,14 +287,15 @@ class Node:
                     await pubsub.subscribe(channel)
                 finally:
                     self._first_try.set()
+                outage.answered()
                 while True:
                     message = await pubsub.get_message(timeout=None)
                     if message is not None and message.get("type") == "message":
                         self._dispatch(message["data"])
             except asyncio.CancelledError:
                 raise
-            except (RedisError, OSError):
-                failure("cluster.listen_failed", instance=self.instance)
+            except (RedisError, OSError) as exc:
+                outage.failed(exc)
                 await asyncio.sleep(0.5)
             finally:
                 # A closed pub/sub also drops the subscription, which is what makes

@@ -5,7 +5,9 @@ Under a compose stack whose Redis comes up after the app (podman-compose ignores
 503 on `/healthz` and recovers by itself. Its cluster listener retries the subscription
 every half second, and used to log every failed attempt with a full traceback. Here the
 real thing: `python -m schmier` on a port where no Redis listens yet, then a real
-`redis-server` started on that port, then stopped again.
+`redis-server` started on that port, then stopped again. The lease renewals of the rooms
+an instance owns fail the same way for as long as Redis is away (every third of the
+lease time), and say so the same way.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import httpx
 import pytest
 
 from tests.support.requirements import missing
-from tests.support.servers import REPO, free_port
+from tests.support.servers import REPO, Client, RunningServer, free_port
 
 pytestmark = pytest.mark.redis
 
@@ -78,11 +80,12 @@ def processes() -> Iterator[list[subprocess.Popen[bytes]]]:
                 process.wait()
 
 
-def test_redis_away_at_start_then_back_then_away(
-    tmp_path: Path, redis_binary: str, processes: list[subprocess.Popen[bytes]]
-) -> None:
-    redis_port, port = free_port(), free_port()
-    log = tmp_path / "server.log"
+def start_redis(binary: str, port: int) -> subprocess.Popen[bytes]:
+    own = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    return subprocess.Popen([binary, *own], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def start_server(log: Path, port: int, redis_port: int, **settings: str) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "SCHMIER_HOST": "127.0.0.1",
@@ -90,13 +93,20 @@ def test_redis_away_at_start_then_back_then_away(
         "SCHMIER_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
         "SCHMIER_LOG_JSON": "1",
         "PYTHONUNBUFFERED": "1",
+        **settings,
     }
     with log.open("wb") as sink:
-        processes.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "schmier"], cwd=REPO, env=env, stdout=sink, stderr=sink
-            )
+        return subprocess.Popen(
+            [sys.executable, "-m", "schmier"], cwd=REPO, env=env, stdout=sink, stderr=sink
         )
+
+
+def test_redis_away_at_start_then_back_then_away(
+    tmp_path: Path, redis_binary: str, processes: list[subprocess.Popen[bytes]]
+) -> None:
+    redis_port, port = free_port(), free_port()
+    log = tmp_path / "server.log"
+    processes.append(start_server(log, port, redis_port))
     wait_for(lambda: health(port) == 503, "the server to answer 503 without its Redis")
     wait_for(lambda: bool(named(log, "cluster.store_unreachable")), "the warning")
     # The listener retries every 0.5 s: give it a handful of attempts to log again.
@@ -109,12 +119,7 @@ def test_redis_away_at_start_then_back_then_away(
     assert not [line for line in lines(log) if line["level"] == "error"], log.read_text()
     assert "Traceback" not in log.read_text()
 
-    own = ["--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    redis = subprocess.Popen(
-        [redis_binary, *own],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    redis = start_redis(redis_binary, redis_port)
     processes.append(redis)
     wait_for(lambda: health(port) == 200, "the server to answer 200 once Redis is up")
     wait_for(lambda: bool(named(log, "cluster.store_back")), "the all-clear")
@@ -130,3 +135,37 @@ def test_redis_away_at_start_then_back_then_away(
     assert len(named(log, "cluster.store_unreachable")) == 2
     assert len(named(log, "cluster.store_back")) == 1
     assert "Traceback" not in log.read_text()
+
+
+async def test_renewals_of_an_owned_room_while_redis_is_away(
+    tmp_path: Path, redis_binary: str, processes: list[subprocess.Popen[bytes]]
+) -> None:
+    redis_port, port = free_port(), free_port()
+    log = tmp_path / "server.log"
+    redis = start_redis(redis_binary, redis_port)
+    processes.append(redis)
+    # A short lease: renewals every half second.
+    processes.append(start_server(log, port, redis_port, SCHMIER_LEASE_MS="1500"))
+    wait_for(lambda: health(port) == 200, "the server to answer 200")
+    server = RunningServer(port)
+    code = await server.create_room("wisconsin4")
+    _, token = await server.join(code, "P0", 0)
+    client = await Client.seated(server, code, token)  # its actor now holds the lease
+    try:
+        redis.terminate()
+        redis.wait(timeout=15)
+        wait_for(lambda: bool(named(log, "cluster.renew_failing")), "the renewal warning")
+        time.sleep(3)  # half a dozen renewals
+        failing = named(log, "cluster.renew_failing")
+        assert len(failing) == 1 and failing[0]["level"] == "warning", failing
+        assert failing[0]["rooms"] == 1
+        assert "Traceback" not in log.read_text()
+
+        # Redis back, empty: the renewal answers (the lease is gone, so the room stops
+        # here and is loaded afresh by whoever asks next).
+        processes.append(start_redis(redis_binary, redis_port))
+        wait_for(lambda: bool(named(log, "cluster.renew_back")), "the renewals' all-clear")
+        assert len(named(log, "cluster.renew_back")) == 1
+        assert len(named(log, "cluster.renew_failing")) == 1
+    finally:
+        await client.close()

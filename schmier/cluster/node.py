@@ -196,6 +196,7 @@ class Node:
         its actor stops before it could write (and its writes would be refused).
         """
         interval = self.lease_ms / 3000
+        outage = Outage("cluster.renew_failing", "cluster.renew_back", instance=self.instance)
         while True:
             await asyncio.sleep(interval)
             actors = [a for a in self.owned.values() if not a.closed and a.lease is not None]
@@ -209,9 +210,11 @@ class Node:
                     held += await self.store.renew_leases(
                         [(a.code, a.lease or "") for a in batch], self.lease_ms
                     )
-            except StoreError:
-                failure("cluster.renew_failed", rooms=len(actors))
+            except StoreError as exc:
+                outage.failed(exc, rooms=len(actors))
                 continue
+            if actors:
+                outage.answered()
             for actor, ok in zip(actors, held, strict=True):
                 if not ok:
                     event("room.lease_expired", room=actor.code)

@@ -400,6 +400,10 @@ class Stack:
         assert len(names) == 1, names
         return names[0]
 
+    def started(self, service: str) -> str:
+        """When the service's container (its current process) started."""
+        return str(self.podman.inspect(self.container(service))["State"]["StartedAt"])
+
     def wait_healthy(self) -> None:
         wait_for(lambda: health(self.server.base_url) == 200, "the app to answer 200")
         assert self.podman.healthy(self.container("app"))
@@ -463,8 +467,10 @@ async def test_compose_stack_keeps_a_room_through_restarts(stack: Stack) -> None
     await clients[0].close()
 
     # The app container restarted (SIGTERM, then a new process on the same Redis).
+    started = stack.started("app")
     stack.compose("restart", "app")
     stack.wait_healthy()
+    assert stack.started("app") != started
     state = await resume(stack, code, tokens[0], state)
 
     # Redis stopped: the app is unhealthy, and says so once; started: all is back.
@@ -472,8 +478,11 @@ async def test_compose_stack_keeps_a_room_through_restarts(stack: Stack) -> None
     app_name = stack.container("app")
     wait_for(lambda: health(stack.server.base_url) == 503, "/healthz to answer 503")
     assert not stack.podman.healthy(app_name)
+    started = stack.started("redis")
     stack.compose("start", "redis")
     stack.wait_healthy()
+    # A new Redis process: the room comes from its append-only file on the volume.
+    assert stack.started("redis") != started
     state = await resume(stack, code, tokens[0], state)
 
     log = stack.podman.run("logs", app_name)

@@ -283,8 +283,12 @@ class DockerApi:
         self.http = httpx.Client(
             transport=httpx.HTTPTransport(uds=str(socket)), base_url="http://podman/v1.41"
         )
-        wait_for(self._answers, "podman system service to answer", timeout=30)
         self.created: list[str] = []
+        try:
+            wait_for(self._answers, "podman system service to answer", timeout=30)
+        except BaseException:
+            self.close()
+            raise
 
     def _answers(self) -> bool:
         try:

@@ -1,9 +1,9 @@
 """Shared test configuration.
 
-Tests that need a real Redis or a real browser are skipped when those are absent,
-unless ``SCHMIER_TEST_REQUIRE`` names them (comma-separated: ``redis,browser``), in
-which case their absence is a failure. CI sets ``SCHMIER_TEST_REQUIRE=redis,browser``
-so nothing can be skipped there.
+Tests that need a real Redis, a real browser, nginx or podman are skipped when those
+are absent, unless ``SCHMIER_TEST_REQUIRE`` names them (comma-separated:
+``redis,browser,nginx,container``), in which case their absence is a failure. CI sets
+``SCHMIER_TEST_REQUIRE=redis,browser,nginx,container`` so nothing can be skipped there.
 """
 
 from __future__ import annotations

@@ -385,7 +385,10 @@ def test_ci_script_is_strict_and_runs_the_readme() -> None:
         "ruff check .",
         "ruff format --check .",
         "mypy",
-        'SCHMIER_TEST_REQUIRE=redis,browser,nginx bash -euo pipefail -c "$test_command"',
+        'SCHMIER_TEST_REQUIRE=redis,browser,nginx,container bash -euo pipefail -c "$test_command"',
+        "apt_install podman runc netavark aardvark-dns debootstrap",
+        'export CONTAINERS_CONF="$PWD/tools/containers.conf"',
+        "bash tools/container-bases",
         'if [ "${SCHMIER_CI_LATEST:-0}" = "1" ]; then',
         "pip install --upgrade --upgrade-strategy eager -e '.[test]'",
     ):

@@ -35,7 +35,7 @@ from schmier.cluster import bus, remote
 from schmier.cluster.follower import Follower
 from schmier.cluster.hub import Served, instance_of
 from schmier.config import Settings
-from schmier.logs import event, failure
+from schmier.logs import Outage, event, failure
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.registry import LiveRoom, Rooms, ShuttingDown
 from schmier.store import RedisStore, StoreError
@@ -227,6 +227,7 @@ class Node:
         its actor stops before it could write (and its writes would be refused).
         """
         interval = self.lease_ms / 3000
+        outage = Outage("cluster.renew_failing", "cluster.renew_back", instance=self.instance)
         while True:
             await asyncio.sleep(interval)
             actors = [a for a in self.owned.values() if not a.closed and a.lease is not None]
@@ -240,9 +241,11 @@ class Node:
                     held += await self.store.renew_leases(
                         [(a.code, a.lease or "") for a in batch], self.lease_ms
                     )
-            except StoreError:
-                failure("cluster.renew_failed", rooms=len(actors))
+            except StoreError as exc:
+                outage.failed(exc, rooms=len(actors))
                 continue
+            if actors:
+                outage.answered()
             for actor, ok in zip(actors, held, strict=True):
                 if not ok:
                     event("room.lease_expired", room=actor.code)
@@ -332,16 +335,19 @@ class Node:
         return [None] * len(batch)
 
     async def _listen(self) -> None:
-        """Receive this instance's messages forever, resubscribing after a failure."""
+        """Receive this instance's messages forever, resubscribing after a failure (one
+        warning when Redis goes, one when it is back; no traceback per retry)."""
+        outage = Outage("cluster.store_unreachable", "cluster.store_back", instance=self.instance)
         while True:
             try:
                 async with self.store.subscribe(self.channel(self.instance)) as messages:
                     self._first_try.set()
+                    outage.answered()
                     while True:
                         self._dispatch(await messages.next())
-            except StoreError:
+            except StoreError as exc:
                 self._first_try.set()
-                failure("cluster.listen_failed", instance=self.instance)
+                outage.failed(exc)
                 await asyncio.sleep(0.5)
 
     def _dispatch(self, data: bytes) -> None:

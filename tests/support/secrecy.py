@@ -11,6 +11,8 @@ from schmier import engine
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
 ROOM_SEAT_FIELDS = ("name", "kind", "connected")
+ROOM_FIELDS = ("code", "next_deal", "deal")
+"""What the server adds to the engine's view: the room's code and the deal commitments."""
 
 
 def cards_in(value: Any) -> set[str]:
@@ -30,7 +32,7 @@ def cards_in(value: Any) -> set[str]:
 
 def engine_part(view: dict[str, Any]) -> dict[str, Any]:
     """The view without the fields the server adds to the engine's."""
-    out = {k: v for k, v in view.items() if k != "code"}
+    out = {k: v for k, v in view.items() if k not in ROOM_FIELDS}
     out["seats"] = [
         {k: v for k, v in s.items() if k not in ROOM_SEAT_FIELDS} for s in view["seats"]
     ]

@@ -332,8 +332,10 @@ async def test_a_forwarded_operation_is_applied_once(cluster: Cluster, redis_url
 
     try:
         await client.publish(owner, op("tester:1", "connect", hash=None))
-        got = await answers(2)  # the current snapshot for a spectator, then done
-        assert [m["t"] for m in got] == ["state", "done"]
+        # The kept chat for the socket, the current snapshot for a spectator, done.
+        got = await answers(3)
+        assert [m["t"] for m in got] == ["send", "state", "done"]
+        assert orjson.loads(got[0]["data"]) == {"type": "chat_history", "lines": []}
         # Another socket of this "instance", at seat 0 (the follower checked its token).
         frame = orjson.dumps({"type": "add_bot", "seat": 3}).decode()
         for _ in range(2):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schmier.cluster import bus
@@ -27,6 +27,7 @@ from schmier.cluster.takeover import promote
 from schmier.logs import event, failure
 from schmier.protocol import ClientFrame
 from schmier.rooms.actor import RoomActor
+from schmier.rooms.chat import HISTORY_PREFIX
 from schmier.rooms.codes import hash_token
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import JoinRefused, Peer, RoomGone, seat_of, settle
@@ -45,6 +46,9 @@ class Socket:
     pid: str
     token_hash: str | None
     """The hash of the token the socket said hello with (None for a spectator)."""
+    early: list[bytes] = field(default_factory=list)
+    """Frames the owner sent the socket before this instance sent its first state (the
+    chat history, chat lines): held until then."""
 
 
 class Follower:
@@ -130,12 +134,16 @@ class Follower:
             raise StoreError(f"room {self.code}: the owner could not seat the socket")
         local = await self._settled()
         if local is not None:
-            # Taken over between the answer and now: seat it with the new actor.
+            # Taken over between the answer and now: seat it with the new actor (which
+            # sends the chat history again; what the old owner sent is dropped).
             return await local.connect(peer, None, hashed)
         peer.seat = None if hashed is None else seat_of(self.record, None, hashed)
         self.sockets[sock.pid] = sock
         self._pids[peer] = sock.pid
         peer.send(self._frames.frame(self.record, self.version, peer.seat))
+        for data in sock.early:
+            peer.send(data)
+        sock.early.clear()
         return True
 
     async def join(self, name: str, seat: int | None) -> tuple[int, str]:
@@ -286,9 +294,7 @@ class Follower:
                     self.version = seq
                     self._broadcast()
             case bus.Send(peer=pid, data=data):
-                sock = self.sockets.get(pid)
-                if sock is not None:
-                    sock.peer.send(data.encode())
+                self._deliver(pid, data.encode())
             case bus.Close(peer=pid, code=code, reason=reason):
                 sock = self.sockets.get(pid)
                 if sock is not None:
@@ -299,6 +305,23 @@ class Follower:
                 self._answered(op_id, message)
             case bus.Released():
                 self._spawn(self._safe_check(force=True))
+
+    def _deliver(self, pid: str, data: bytes) -> None:
+        """A frame the owner sent one socket. A socket still saying hello gets it after
+        its first state; a chat history for a socket that has had one is the new owner's
+        answer to registering it again, and is dropped (a socket gets one, once)."""
+        sock = self.sockets.get(pid)
+        if sock is not None:
+            if not data.startswith(HISTORY_PREFIX):
+                sock.peer.send(data)
+            return
+        for hello in self.hellos.values():
+            if hello.pid == pid:
+                # A history from a newer owner holds every line held so far.
+                if data.startswith(HISTORY_PREFIX):
+                    hello.early.clear()
+                hello.early.append(data)
+                return
 
     def _answered(self, op_id: str, answer: Any, *, done: bool = False) -> None:
         """The owner settled an operation. A join's answer is its `Joined`; the `Done`

@@ -29,7 +29,6 @@ from dataclasses import replace
 from typing import Any
 
 from schmier.config import Settings
-from schmier.limits import SlidingWindow
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Leave, Start
@@ -46,7 +45,7 @@ from schmier.rooms.peers import (
     error_frame,
     seat_of,
 )
-from schmier.rooms.record import RoomRecord, log_entry
+from schmier.rooms.record import RoomRecord
 from schmier.rooms.table import Change, SecureShuffler, Shuffler
 from schmier.store import LeaseLost, RoomStore, StoreError, VersionConflict
 
@@ -88,7 +87,7 @@ class RoomActor:
         self._rng = random.Random(secrets.randbits(64))
         self._loop = asyncio.get_running_loop()
         self.clock = Clock(settings, self._loop.time())
-        self._chat = SlidingWindow(settings.chat_burst, settings.chat_window)
+        self._talk = chat.Talk(store, self.code, settings, lease)
         self._task: asyncio.Task[None] | None = None
         self._frames = LatestFrames()
         self._stopping = False
@@ -104,13 +103,16 @@ class RoomActor:
             raise RoomGone(self.code)
         await self._mailbox.put(message)
 
-    async def connect(self, peer: Peer, token: str | None, token_hash: str | None = None) -> bool:
+    async def connect(
+        self, peer: Peer, token: str | None, token_hash: str | None = None, history: bool = True
+    ) -> bool:
         """Seat `peer` (by token) or make it a spectator; False for a bad token.
 
         `token_hash` instead of `token` seats a socket whose token another part of this
-        instance already checked (a room this instance just took over).
+        instance already checked (a room this instance just took over); `history` False:
+        the socket already had its first state and chat history (from the old owner).
         """
-        message = mailbox.Connect(peer, token, token_hash)
+        message = mailbox.Connect(peer, token, token_hash, history)
         await self._put(message)
         return await message.done
 
@@ -230,8 +232,10 @@ class RoomActor:
 
     async def _handle(self, message: mailbox.Message) -> None:
         match message:
-            case mailbox.Connect(peer=peer, token=token, token_hash=token_hash, done=done):
-                await mailbox.answer(done, self.connect_peer(peer, token, token_hash))
+            case mailbox.Connect(
+                peer=peer, token=token, token_hash=token_hash, history=history, done=done
+            ):
+                await mailbox.answer(done, self.connect_peer(peer, token, token_hash, history))
             case mailbox.Join(name=name, seat=seat, op=op, done=done):
                 await mailbox.answer(done, self.join_seat(name, seat, op), JoinRefused)
             case mailbox.Frame(peer=peer, frame=frame, op=op):
@@ -256,7 +260,7 @@ class RoomActor:
         """
         record = change.stored()
         snapshot = record.to_bytes()
-        entries = [log_entry(seat, action.to_json()) for seat, action in change.entries]
+        entries = change.log()
         try:
             await self._store.commit(
                 self.code, self.version + 1, snapshot, entries, lease=self.lease
@@ -316,6 +320,7 @@ class RoomActor:
         # its own (it would bump `seq` for nothing); the next change stores it.
         seats = tuple(replace(s, connected=False) for s in self.record.seats)
         self.record = replace(self.record, seats=seats)
+        await self._talk.load()
         state = self.record.state
         if state is not None and state.phase == "deal":
             await self._apply(table.with_deal(self.record, state, [], self._shuffler))
@@ -324,8 +329,11 @@ class RoomActor:
         self.clock.state_changed(None, self.record.state, now)
         event("room.loaded", room=self.code, seq=self.version, phase=self.record.phase)
 
-    async def connect_peer(self, peer: Peer, token: str | None, token_hash: str | None) -> bool:
-        """Seat a socket by its token (or a token's hash), or let it watch."""
+    async def connect_peer(
+        self, peer: Peer, token: str | None, token_hash: str | None, history: bool = True
+    ) -> bool:
+        """Seat a socket by its token (or a token's hash), or let it watch; its first
+        state, then (unless it had them already) the chat lines the room kept."""
         seat: int | None = None
         if token is not None or token_hash is not None:
             seat = seat_of(self.record, token, token_hash)
@@ -339,12 +347,16 @@ class RoomActor:
         change = None if seat is None else table.connected(self.record, seat, True)
         if change is None:
             self._send_state(peer)
-            return True
-        try:
-            await self._apply(change)
-        except BaseException:
-            self._peers.discard(peer)
-            raise
+        else:
+            try:
+                await self._apply(change)
+            except BaseException:
+                self._peers.discard(peer)
+                raise
+        if history:
+            # Another instance's socket: its instance holds this until it has sent the
+            # socket's first state (see cluster/follower.py).
+            peer.send(self._talk.history_frame())
         return True
 
     async def drop_peer(self, peer: Peer) -> None:
@@ -393,7 +405,7 @@ class RoomActor:
         if seat is None:
             raise Refused("forbidden", "spectators cannot act or chat; join a seat first")
         if isinstance(frame, Chat):
-            self._chat_line(seat, frame.text)
+            await self._chat_line(seat, frame.text)
         elif isinstance(frame, Leave):
             await self._leave(seat, op)
         else:
@@ -402,11 +414,9 @@ class RoomActor:
             if isinstance(frame, Start):
                 event("room.start", room=self.code, dealer=change.record.first_dealer)
 
-    def _chat_line(self, seat: int, raw: str) -> None:
-        text = chat.clean(raw)
-        if not self._chat.allow(seat, self._loop.time()):
-            raise Refused("rate_limited", "too many chat messages; wait a moment")
-        self._peers.send_all(chat.chat_frame(seat, self.record.seats[seat].name or "", text))
+    async def _chat_line(self, seat: int, raw: str) -> None:
+        name = self.record.seats[seat].name or ""
+        self._peers.send_all(await self._talk.say(seat, name, raw, self._loop.time()))
 
     async def _leave(self, seat: int, op: str | None) -> None:
         change = table.leave(self.record, seat)

@@ -34,6 +34,8 @@ class Connect:
     peer: Peer
     token: str | None
     token_hash: str | None = None
+    history: bool = True
+    """Send the kept chat lines after the first state (False: the socket had them)."""
     done: asyncio.Future[bool] = field(default_factory=_future)
 
 

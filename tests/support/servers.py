@@ -257,6 +257,8 @@ class Client:
         self.state: dict[str, Any] | None = None
         self._queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.close_code: int | None = None
+        self.history: list[dict[str, Any]] | None = None
+        """The lines of the `chat_history` frame that followed the first state."""
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -306,9 +308,18 @@ class Client:
         return frame
 
     async def hello(self, token: str | None = None) -> dict[str, Any]:
-        """Say hello (with a token to sit, without to watch); the first state frame."""
+        """Say hello (with a token to sit, without to watch); the first state frame.
+
+        The room's kept chat comes right after it, as one `chat_history` frame (the
+        protocol's promise, checked here for every socket a test opens); it is read too,
+        and kept in `history`.
+        """
         await self.send({"type": "hello", "token": token} if token else {"type": "hello"})
-        return await self.next_state()
+        state = await self.next_state()
+        following = await self.recv()
+        assert following["type"] == "chat_history", f"no chat history after the state: {following}"
+        self.history = following["lines"]
+        return state
 
     async def next_state(self, timeout: float = 10) -> dict[str, Any]:
         """The next state frame (chat frames are skipped; an error fails the test)."""

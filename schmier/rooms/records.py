@@ -75,8 +75,8 @@ class Book:
         """How many log entries have been folded in."""
         self.records: list[dict[str, Any]] = []
         """The finished hands' records, hand `n` at index `n - 1`."""
-        self.games = 1
-        """Games started: 1, plus one per rematch."""
+        self.games = 0 if first_dealer is None else 1
+        """Games started: none in the lobby, then 1, plus one per rematch."""
         self.broken = False
         self._seating = seating
         """Who sits where now: the seating of deals logged before deals carried theirs."""

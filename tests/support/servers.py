@@ -259,6 +259,9 @@ class Client:
         self.close_code: int | None = None
         self.history: list[dict[str, Any]] | None = None
         """The lines of the `chat_history` frame that followed the first state."""
+        self.on_state: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        """Called with every state frame as it arrives, before anyone waiting sees it (a
+        test sends entropy from here, say)."""
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -285,6 +288,8 @@ class Client:
                 self.frames.append(frame)
                 if frame["type"] == "state":
                     self.state = frame
+                    if self.on_state is not None:
+                        await self.on_state(frame)
                 await self._queue.put(frame)
         except websockets.ConnectionClosed:
             pass
@@ -391,12 +396,20 @@ class Player:
     `errors_ok`.
     """
 
-    def __init__(self, client: Client, rng: random.Random, errors_ok: bool = False) -> None:
+    def __init__(
+        self,
+        client: Client,
+        rng: random.Random,
+        errors_ok: bool = False,
+        before_act: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+    ) -> None:
         self.client = client
         self.rng = rng
         self.errors: list[dict[str, Any]] = []
         self.errors_ok = errors_ok
         self.actions = 0
+        self.before_act = before_act
+        """Called with the view before each action (the game waits for this seat then)."""
 
     def choose(self, legal: list[dict[str, Any]]) -> dict[str, Any]:
         """Any legal action, but in the bidding only a pass or the lowest bid.
@@ -427,6 +440,8 @@ class Player:
                 return current
             legal = view["legal"]
             if legal and legal != acted_on and view["phase"] not in ("lobby", "game_over"):
+                if self.before_act is not None:
+                    await self.before_act(view)
                 await client.send(self.choose(legal))
                 self.actions += 1
                 acted_on = legal

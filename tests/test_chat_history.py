@@ -89,7 +89,8 @@ class _Node:
 
 async def test_a_follower_holds_early_frames_and_drops_a_second_history() -> None:
     record = RoomRecord.new("abcdefghij", "wisconsin4", make_rules("wisconsin4"))
-    follower = Follower("abcdefghij", Stored(3, record.to_bytes()), "a:1", node=_Node())  # type: ignore[arg-type]
+    node: Any = _Node()
+    follower = Follower("abcdefghij", Stored(3, record.to_bytes()), "a:1", node=node)
     await follower.close()  # no watcher needed: only the delivery rule is tested
     said = line(0, "Ann", "hi")
     first = history_frame([said])

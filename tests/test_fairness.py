@@ -189,3 +189,28 @@ def test_every_deal_uses_the_seed_shown_before_it(variant: str) -> None:
             assert change.entries[-1].notes["deal"]["commitment"] == upcoming  # type: ignore[index]
             assert record.dealt == upcoming
             break
+
+
+def test_a_format_1_room_gets_its_first_seed_with_its_next_change() -> None:
+    """Rooms stored before provably fair deals are still read; reading draws nothing
+    (every instance reads the same record), the next change adds a committed seed."""
+    import orjson
+
+    record = RoomRecord.new("abcdefghij", "schmier5", engine.make_rules("schmier5"))
+    body = orjson.loads(record.to_bytes())
+    del body["next_deal"], body["dealt"]
+    body["format"] = 1
+    old = RoomRecord.from_bytes(orjson.dumps(body))
+    assert old.next_deal is None and old.dealt is None
+    assert RoomRecord.from_bytes(orjson.dumps(body)) == old
+    assert room_view(old, None)["next_deal"] is None
+    stored = table.add_bot(old, 0).stored()
+    assert stored.next_deal is not None
+    assert RoomRecord.from_bytes(stored.to_bytes()) == stored
+    # A deal with no committed seed (the change that adds one is the deal) still deals
+    # from a fresh seed, and commits the one after.
+    for seat in range(5):
+        old = table.add_bot(old, seat).record
+    change = table.start(old, Stacked())
+    assert change.entries[0].notes is not None
+    assert change.record.next_deal is not None and change.record.dealt is not None

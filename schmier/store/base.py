@@ -144,3 +144,11 @@ def check_commit_args(version: int, entries: Sequence[bytes]) -> None:
     for entry in entries:
         if not isinstance(entry, bytes | bytearray | memoryview):
             raise TypeError(f"log entries must be bytes, got {type(entry).__name__}")
+
+
+def check_chat_args(line: bytes, lease: str | None) -> None:
+    """A chat line is bytes (as log entries are); an empty lease would check nothing."""
+    if not isinstance(line, bytes | bytearray | memoryview):
+        raise TypeError(f"a chat line must be bytes, got {type(line).__name__}")
+    if lease == "":
+        raise ValueError("an empty lease value would disable the lease check")

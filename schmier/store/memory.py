@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from schmier.store.base import Stored, VersionConflict, check_commit_args
+from schmier.store.base import Stored, VersionConflict, check_chat_args, check_commit_args
 
 #: The longest a dead room may linger in memory before a sweep removes it, even when
 #: the TTL is long (rooms that are never touched again are only found by a sweep).
@@ -117,8 +117,7 @@ class MemoryStore:
     ) -> bool:
         if lease is not None:
             raise ValueError("the memory store serves a single instance and has no leases")
-        if not isinstance(line, bytes | bytearray | memoryview):
-            raise TypeError(f"a chat line must be bytes, got {type(line).__name__}")
+        check_chat_args(line, lease)
         room = self._live(code)
         if room is None:
             return False

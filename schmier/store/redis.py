@@ -19,6 +19,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import RedisError
 
+import schmier.store.base as base
 from schmier.store.base import LeaseLost, Stored, StoreError, VersionConflict, check_commit_args
 from schmier.store.wire import RedisWire
 
@@ -66,10 +67,9 @@ redis.call('PEXPIRE', KEYS[4], ARGV[3])
 return {1}
 """
 
-# KEYS: room hash, log list, chat list, lease. ARGV: line, lines kept, ttl in ms,
-# expected lease value ('' = no lease check). Returns 1, 0 when the room is missing (no
-# orphan chat key is made), -1 when the lease is not the caller's. Renews every expiry of
-# the room, so the chat never outlives the room nor the room its chat.
+# KEYS: room hash, log list, chat list, lease. ARGV: line, lines kept, ttl ms, expected lease
+# ('' = none). Returns 1; 0 when the room is missing (no orphan chat key); -1 when the lease
+# is not the caller's. Renews every expiry of the room: the chat never outlives the room.
 _CHAT = """
 if ARGV[4] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[4] then
   return -1
@@ -272,16 +272,11 @@ class RedisStore:
     async def add_chat(
         self, code: str, line: bytes, *, keep: int, lease: str | None = None
     ) -> bool:
-        if not isinstance(line, bytes | bytearray | memoryview):
-            raise TypeError(f"a chat line must be bytes, got {type(line).__name__}")
-        if lease == "":
-            raise ValueError("an empty lease value would disable the lease check")
-        keys = [self.room_key(code), self.log_key(code), self.chat_key(code)]
+        base.check_chat_args(line, lease)
+        keys = [self.room_key(code), self.log_key(code), self.chat_key(code), self.lease_key(code)]
         async with _backend("add_chat"):
-            reply: Any = await self._chat(
-                keys=[*keys, self.lease_key(code)],
-                args=[bytes(line), int(keep), self._ttl_ms, lease or ""],
-            )
+            args: list[bytes | int | str] = [bytes(line), int(keep), self._ttl_ms, lease or ""]
+            reply: Any = await self._chat(keys=keys, args=args)
         if int(reply) == -1:
             raise LeaseLost(code)
         return int(reply) == 1

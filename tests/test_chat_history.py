@@ -15,7 +15,8 @@ from typing import Any
 import orjson
 
 from schmier.cluster import bus
-from schmier.cluster.follower import Follower, Socket
+from schmier.cluster.follower import Follower
+from schmier.cluster.sockets import Socket
 from schmier.engine import make_rules
 from schmier.protocol import CHAT_KEPT
 from schmier.rooms.chat import history_frame, line

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from schmier.cluster import bus
 from schmier.cluster.hub import Hub, instance_of
+from schmier.cluster.sockets import Socket, deliver
 from schmier.cluster.takeover import promote
 from schmier.logs import event, failure
 from schmier.protocol import ClientFrame
 from schmier.rooms.actor import RoomActor
-from schmier.rooms.chat import HISTORY_PREFIX
 from schmier.rooms.codes import hash_token
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import JoinRefused, Peer, RoomGone, seat_of, settle
@@ -36,19 +36,6 @@ from schmier.store import Stored, StoreError
 
 MAX_PENDING = 512
 """Forwarded operations awaiting their `done` before sockets count as flooding."""
-
-
-@dataclass
-class Socket:
-    """One of this instance's sockets in the room."""
-
-    peer: Peer
-    pid: str
-    token_hash: str | None
-    """The hash of the token the socket said hello with (None for a spectator)."""
-    early: list[bytes] = field(default_factory=list)
-    """Frames the owner sent the socket before this instance sent its first state (the
-    chat history, chat lines): held until then."""
 
 
 class Follower:
@@ -140,10 +127,7 @@ class Follower:
         peer.seat = None if hashed is None else seat_of(self.record, None, hashed)
         self.sockets[sock.pid] = sock
         self._pids[peer] = sock.pid
-        peer.send(self._frames.frame(self.record, self.version, peer.seat))
-        for data in sock.early:
-            peer.send(data)
-        sock.early.clear()
+        sock.started(self._frames.frame(self.record, self.version, peer.seat))
         return True
 
     async def join(self, name: str, seat: int | None) -> tuple[int, str]:
@@ -294,7 +278,7 @@ class Follower:
                     self.version = seq
                     self._broadcast()
             case bus.Send(peer=pid, data=data):
-                self._deliver(pid, data.encode())
+                deliver(self.sockets.get(pid), self.hellos.values(), pid, data.encode())
             case bus.Close(peer=pid, code=code, reason=reason):
                 sock = self.sockets.get(pid)
                 if sock is not None:
@@ -305,23 +289,6 @@ class Follower:
                 self._answered(op_id, message)
             case bus.Released():
                 self._spawn(self._safe_check(force=True))
-
-    def _deliver(self, pid: str, data: bytes) -> None:
-        """A frame the owner sent one socket. A socket still saying hello gets it after
-        its first state; a chat history for a socket that has had one is the new owner's
-        answer to registering it again, and is dropped (a socket gets one, once)."""
-        sock = self.sockets.get(pid)
-        if sock is not None:
-            if not data.startswith(HISTORY_PREFIX):
-                sock.peer.send(data)
-            return
-        for hello in self.hellos.values():
-            if hello.pid == pid:
-                # A history from a newer owner holds every line held so far.
-                if data.startswith(HISTORY_PREFIX):
-                    hello.early.clear()
-                hello.early.append(data)
-                return
 
     def _answered(self, op_id: str, answer: Any, *, done: bool = False) -> None:
         """The owner settled an operation. A join's answer is its `Joined`; the `Done`

@@ -178,8 +178,9 @@ def start(record: RoomRecord, shuffler: Shuffler) -> Change:
 def entropy(record: RoomRecord, seat: int, value: str) -> Change:
     """A seated player's randomness for the next deck (the last value sent counts).
 
-    Accepted whenever a commitment is shown, which is always (the lobby included): the
-    deck it goes into is the one committed to in the view the player saw.
+    Accepted whenever a commitment is shown, which is always (the lobby included). It
+    goes into the next deck dealt: the one committed to in the view the player saw, or,
+    should that deal have come first, the one after, whose seed was fixed before too.
     """
     pending = record.next_deal
     if pending is None:

@@ -50,6 +50,14 @@ def test_spliced_frames_equal_whole_views(variant: str) -> None:
             else:
                 whole = engine.view(record.state, seat)
             assert view.pop("code") == record.code
+            # The commitments are the room's (the engine knows nothing of seeds).
+            pending = record.next_deal
+            assert view.pop("next_deal") == (
+                None if pending is None else {"commitment": pending.commitment}
+            )
+            assert view.pop("deal") == (
+                None if record.dealt is None else {"commitment": record.dealt}
+            )
             names = [s.name for s in record.seats]
             assert [entry.pop("name") for entry in view["seats"]] == names
             for entry in view["seats"]:

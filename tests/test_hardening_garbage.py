@@ -60,6 +60,8 @@ def open_socket(server: RunningServer, code: str, token: str | None) -> ClientCo
     ws.send(json.dumps({"type": "hello", "token": token} if token else {"type": "hello"}))
     first = orjson.loads(ws.recv(timeout=10))
     assert first["type"] == "state", first
+    history = orjson.loads(ws.recv(timeout=10))  # the kept chat follows the first state
+    assert history["type"] == "chat_history", history
     return ws
 
 

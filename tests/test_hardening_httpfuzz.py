@@ -60,6 +60,8 @@ def test_the_schema_covers_the_api(api_schema: schemathesis.schemas.BaseSchema) 
     assert {"/api/rooms", "/api/rooms/{code}", "/api/rooms/{code}/join"} <= paths
     assert {"/healthz", "/metrics", "/api/protocol.json", "/api/variants"} <= paths
     assert "/api/version" in paths
+    assert {"/api/rooms/{code}/hands", "/api/rooms/{code}/hands/{n}"} <= paths
+    assert "/api/rooms/{code}/history" in paths
 
 
 EXAMPLES = 50

@@ -1,4 +1,4 @@
-"""Logs: no token, no token hash, no card in any line the server writes, at DEBUG.
+"""Logs: no token, no token hash, no card, no server seed in any line the server writes, at DEBUG.
 
 `tests/test_secrecy_server.py` captures the server's own logger in-process. This runs
 the real thing instead: `python -m schmier` as a child process on Redis with
@@ -135,6 +135,10 @@ async def test_a_whole_evening_logs_no_secret(
         for card in entry["action"]["deck"]
     }
     assert len(dealt) == 34  # two deals of the whole wisconsin4 deck were stored
+    seeds = [
+        entry["deal"]["server_seed"] for raw in entries if "deal" in (entry := orjson.loads(raw))
+    ]
+    assert seeds  # the deals' seeds (and the next one's, never logged either)
     time.sleep(0.3)  # let the last lines reach the file (this is not a timing assertion)
     lines = log.read_text().splitlines()
     assert len(lines) > 20
@@ -148,6 +152,9 @@ async def test_a_whole_evening_logs_no_secret(
             assert token[:10] not in line, line
             assert hash_token(token)[:16] not in line, line
         assert not CARD_WORD.findall(line), line
+        # No server seed, nor anything that looks like one (or a commitment).
+        assert not re.search(r"[0-9a-f]{64}", line), line
+        assert not [seed for seed in seeds if seed[:16] in line], line
         assert "I hold" not in line, line
     assert {"room.created", "room.join", "room.start", "socket.bad_token", "room.leave"} <= events
     assert ("uvicorn.error", "debug") in levels  # uvicorn's debug output was on, and clean

@@ -15,7 +15,9 @@ Two levels:
   through `leave`, a rematch, chat and refused actions, and `GET /api/rooms/{code}` polled
   throughout. Every frame of every socket is replayed against the store's log (which
   holds every deal) and checked as above; errors and chat lines name no card at all;
-  the HTTP answer names no card and no token.
+  the HTTP answer names no card and no token. The room's hand records and history are
+  asked for all evening too (`secrecy.RecordPoller`): nothing answered belongs to the
+  hand in play, and no frame or answer ever holds the seed of a deck not yet dealt.
 """
 
 from __future__ import annotations
@@ -34,7 +36,15 @@ from hypothesis import strategies as st
 
 from schmier import engine
 from schmier.engine.cards import CARD_NAMES, describe, parse
-from tests.support.secrecy import cards_in, engine_part, states_of
+from schmier.rooms.record import RoomRecord
+from tests.support.secrecy import (
+    RecordPoller,
+    cards_in,
+    engine_part,
+    no_seed_in_frames,
+    seeds_of,
+    states_of,
+)
 from tests.support.servers import (
     Client,
     Player,
@@ -325,7 +335,7 @@ def check_socket(watched: Watched, states: list[Any], tokens: dict[int, str]) ->
         for token in tokens.values():
             assert token not in text, "a token was sent over a socket"
         if frame["type"] != "state":
-            assert frame["type"] in ("error", "chat"), frame
+            assert frame["type"] in ("error", "chat", "chat_history"), frame
             if frame["type"] == "error":
                 named = set(CARD_ANYWHERE.findall(frame["message"]))
                 assert named <= own, f"an error named {named - own}: {frame}"
@@ -388,10 +398,14 @@ async def test_every_frame_of_a_hostile_evening(
     watched = [Watched(clients[s], s) for s in humans] + [Watched(watchers[0], None)]
     stop = asyncio.Event()
     poller = asyncio.create_task(poll_http(server, code, stop))
+    # The room's hand records and history, asked for all evening long (and now and then
+    # while the game waits for seat 0, so the hand in play surely is in play).
+    records = RecordPoller(server, code)
+    recording = asyncio.create_task(records.run(stop))
     rng = random.Random(f"peek-{variant}")
 
     # Seat 1 also tries to peek: it plays cards it may not hold and chats.
-    player0 = Player(clients[0], rng, errors_ok=True)
+    player0 = Player(clients[0], rng, errors_ok=True, before_act=records.now_and_then)
     for card in PROBES:
         await clients[1].send({"type": "play", "card": card})
     await clients[1].send({"type": "chat", "text": "anyone holding the jack?"})
@@ -414,12 +428,14 @@ async def test_every_frame_of_a_hostile_evening(
     # A rematch: same seats, a new game, new secrets.
     await clients[0].send({"type": "rematch"})
     await clients[0].wait_state(lambda v: v["phase"] not in ("game_over", "lobby"))
-    await Player(clients[0], rng, errors_ok=True).play_until(
+    await Player(clients[0], rng, errors_ok=True, before_act=records.now_and_then).play_until(
         lambda v: v["phase"] == "game_over" or len(v["tricks"]) >= 2, timeout=120
     )
     await asyncio.sleep(0.3)  # let the last broadcasts land (they are checked if they do)
     stop.set()
     assert await poller > 3
+    await recording
+    assert records.live_rounds > 3, (records.rounds, records.live_rounds)
 
     log: list[bytes] = await server.app.state.rooms.store.read_log(code)
     first = next(
@@ -430,6 +446,16 @@ async def test_every_frame_of_a_hostile_evening(
     states = states_of(variant, rules, first["dealer"], log)
     assert sum(1 for s in states if s.phase == "game_over") >= 1
     counts = [check_socket(w, states, tokens) for w in watched]
+    stored = await server.app.state.rooms.store.load(code)
+    assert stored is not None
+    seeds = seeds_of(log, RoomRecord.from_bytes(stored.snapshot))
+    for w in watched:
+        no_seed_in_frames(w.client.frames, seeds)
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        listed = (await http.get(f"/api/rooms/{code}/hands")).json()
+        final = [(await http.get(f"/api/rooms/{code}/hands/{h['n']}")).json() for h in listed]
+    assert final, "no hand was finished"
+    records.check_against(final)
     # seat 0, seat 1's first socket (short-lived), the spectator, seat 1's second one.
     assert counts[1] >= 1 and min(counts[0], counts[2], counts[3]) > 10, counts
     assert seats == len(first["seats"])

@@ -31,6 +31,7 @@ FRAMES: dict[str, dict[str, Any]] = {
     "play": {"type": "play", "card": "AS"},
     "rematch": {"type": "rematch"},
     "leave": {"type": "leave"},
+    "entropy": {"type": "entropy", "value": "00ff" * 8},
 }
 
 

@@ -131,9 +131,11 @@ async def test_rate_limits(server_factory: ServerFactory) -> None:
 async def test_pages_and_security_headers(http: httpx.AsyncClient) -> None:
     home = await http.get("/")
     room = await http.get("/r/abcdefghij")
-    assert home.status_code == room.status_code == 200
-    assert home.text == room.text and "<html" in home.text.lower()
-    for answer in (home, room, await http.get("/static/index.html"), await http.get("/healthz")):
+    replay = await http.get("/r/abcdefghij/h/3")  # the review of a finished hand
+    assert home.status_code == room.status_code == replay.status_code == 200
+    assert home.text == room.text == replay.text and "<html" in home.text.lower()
+    pages = (home, room, replay, await http.get("/static/index.html"), await http.get("/healthz"))
+    for answer in pages:
         csp = answer.headers["content-security-policy"]
         assert "script-src 'self'" in csp and "unsafe-inline" not in csp
         assert "frame-ancestors 'none'" in csp

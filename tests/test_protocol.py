@@ -36,6 +36,8 @@ def test_every_client_frame_parses() -> None:
         '{"type": "rematch"}',
         '{"type": "leave"}',
         '{"type": "trump", "suit": "H"}',
+        '{"type": "entropy", "value": "0123456789abcdef"}',
+        '{"type": "entropy", "value": "' + "f" * 64 + '"}',
     ):
         assert parse_client_frame(text).type in CLIENT_TYPES
 
@@ -47,6 +49,12 @@ def test_every_client_frame_parses() -> None:
         '{"type": "bid", "amount": true}', '{"type": "call"}', '{"type": "trump", "suit": "s"}',
         '{"type": "play", "card": "1S"}', '{"type": "chat", "text": ""}',
         '{"type": "discard", "cards": "AS"}', '{"type": "start", "now": true}',
+        '{"type": "entropy"}', '{"type": "entropy", "value": 12345678901234567890}',
+        '{"type": "entropy", "value": "0123456789abcde"}',
+        '{"type": "entropy", "value": "0123456789ABCDEF"}',
+        '{"type": "entropy", "value": "' + "a" * 65 + '"}',
+        '{"type": "entropy", "value": "0123456789abcdef\\n"}',
+        '{"type": "entropy", "value": "0123456789abcdeg"}',
     ],
 )  # fmt: skip
 def test_malformed_frames_are_refused(text: str) -> None:

@@ -231,6 +231,47 @@ async def test_a_hello_and_a_join_during_a_takeover_wait_for_it(cluster: Cluster
     await bob.close()
 
 
+async def test_chat_history_reaches_every_instance(cluster: Cluster) -> None:
+    """The kept chat comes after the first state on the owner's sockets and on another
+    instance's alike, holds the lines said on either, and comes once: when the follower
+    takes the room over, its sockets get no second history; a new socket gets it all."""
+    cluster.lease_ms = 5000
+    a, b = cluster.start("a", "b")
+    code = await a.create_room("wisconsin4")
+    _, ann_token = await a.join(code, "Ann", 0)
+    ann = await Client.seated(a, code, ann_token)
+    assert await cluster.owner(code) == "a"
+    assert ann.history == []
+    await ann.send({"type": "chat", "text": "hi from a"})
+    _, bob_token = await b.join(code, "Bob", 1)
+    bob = await Client.seated(b, code, bob_token)
+    said_a = {"seat": 0, "name": "Ann", "text": "hi from a"}
+    assert bob.history == [said_a]
+    await bob.send({"type": "chat", "text": "hi from b"})
+    said_b = {"seat": 1, "name": "Bob", "text": "hi from b"}
+    for client in (ann, bob):
+        while True:
+            frame = await client.recv()
+            if frame["type"] == "chat" and frame["text"] == "hi from b":
+                break
+    for server in (a, b):
+        late = await Client.seated(server, code, None)
+        assert late.history == [said_a, said_b]
+        await late.close()
+    # The owner stops: b takes the room over and seats Bob's socket itself.
+    assert await cluster.terminate("a") in (0, -signal.SIGTERM)
+    await bob.wait_state(lambda v: not v["seats"][0]["connected"], timeout=30)
+    assert await cluster.owner(code) == "b"
+    await bob.send({"type": "chat", "text": "still here"})
+    while (await bob.recv())["type"] != "chat":
+        pass
+    assert [f["type"] for f in bob.frames].count("chat_history") == 1
+    late = await Client.seated(b, code, None)
+    assert late.history == [said_a, said_b, {"seat": 1, "name": "Bob", "text": "still here"}]
+    for client in (ann, bob, late):
+        await client.close()
+
+
 # ------------------------------------------------------------ races and fencing
 
 
@@ -332,8 +373,10 @@ async def test_a_forwarded_operation_is_applied_once(cluster: Cluster, redis_url
 
     try:
         await client.publish(owner, op("tester:1", "connect", hash=None))
-        got = await answers(2)  # the current snapshot for a spectator, then done
-        assert [m["t"] for m in got] == ["state", "done"]
+        # The kept chat for the socket, the current snapshot for a spectator, done.
+        got = await answers(3)
+        assert [m["t"] for m in got] == ["send", "state", "done"]
+        assert orjson.loads(got[0]["data"]) == {"type": "chat_history", "lines": []}
         # Another socket of this "instance", at seat 0 (the follower checked its token).
         frame = orjson.dumps({"type": "add_bot", "seat": 3}).decode()
         for _ in range(2):

@@ -7,21 +7,38 @@ directly against the true state, must hold no card outside what that viewer may 
 its own hand and discards, cards played to tricks, the called card. The `schmier5`
 partner stays hidden until the called card is played, and the `wisconsin4` trump until
 the bidder's first lead.
+
+The hand records and the history are asked for all game long by someone outside the
+room: nothing answered belongs to a hand in play (its record, its seed, a number past
+the finished hands), no seed of an undealt deck is ever answered, no frame ever carries
+a server seed, and every record answered is the record the finished hand keeps.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
 import random
 import re
 from typing import Any
 
+import httpx
 import orjson
 import pytest
 
 from schmier import engine
 from schmier.logs import LOGGER, JsonFormatter
-from tests.support.secrecy import CARD, cards_in, engine_part, states_of
+from schmier.rooms.record import RoomRecord
+from tests.support.secrecy import (
+    CARD,
+    RecordPoller,
+    cards_in,
+    engine_part,
+    no_seed_in_frames,
+    seeds_of,
+    states_of,
+)
 from tests.support.servers import (
     Client,
     Player,
@@ -30,6 +47,8 @@ from tests.support.servers import (
     play_all,
     seat_table,
 )
+
+SCORED = ("hand_over", "game_over")
 
 
 def check_frame(view: dict[str, Any], state: Any, seat: int | None) -> None:
@@ -91,18 +110,40 @@ async def test_frames_leak_nothing(server: RunningServer, variant: str, humans: 
         server, variant, humans, rules=rules, spectators=1
     )
     rng = random.Random(f"secrecy-{variant}")
-    await play_all([Player(clients[s], rng) for s in humans], lambda v: v["phase"] == "game_over")
+    # The room's record is asked for all game long, by somebody outside the room.
+    poller = RecordPoller(server, code)
+    stop = asyncio.Event()
+    polling = asyncio.create_task(poller.run(stop))
+    players = [Player(clients[s], rng, before_act=poller.now_and_then) for s in humans]
+    await play_all(players, lambda v: v["phase"] == "game_over")
     await watchers[0].wait_state(lambda v: v["phase"] == "game_over")
+    stop.set()
+    await polling
+    assert poller.live_rounds > 3, (poller.rounds, poller.live_rounds)
     first_game_view = next(
         f["view"]
         for f in clients[humans[0]].frames
         if f["type"] == "state" and f["view"]["phase"] != "lobby"
     )
-    states = states_of(variant, rules, first_game_view["dealer"], await read_log(server, code))
+    log = await read_log(server, code)
+    states = states_of(variant, rules, first_game_view["dealer"], log)
     assert states[-1].phase == "game_over"
     for seat, client in clients.items():
         assert check_client(client, seat, states) > 10
     assert check_client(watchers[0], None, states) > 10
+    # No frame ever held a server seed, of a dealt deck or of the next one.
+    stored = await server.app.state.rooms.store.load(code)
+    assert stored is not None
+    seeds = seeds_of(log, RoomRecord.from_bytes(stored.snapshot))
+    for client in [*clients.values(), *watchers]:
+        no_seed_in_frames(client.frames, seeds)
+    # What was answered while the game went on is what the finished hands' records say.
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        listed = (await http.get(f"/api/rooms/{code}/hands")).json()
+        final = [(await http.get(f"/api/rooms/{code}/hands/{h['n']}")).json() for h in listed]
+    poller.check_against(final)
+    scorings = itertools.pairwise(states)
+    assert len(final) == sum(1 for a, b in scorings if b.phase in SCORED and a.phase not in SCORED)
     for client in [*clients.values(), *watchers]:
         await client.close()
 
@@ -163,3 +204,31 @@ def test_the_check_catches_a_leak() -> None:
             check_frame(engine.view(state, 1), state, 0)
         with pytest.raises(AssertionError):
             check_frame(engine.view(state, 2), state, None)
+
+
+def test_the_record_checks_catch_a_leak() -> None:
+    """The seed of the undealt deck, or a record of the hand in play, must fail them."""
+    from dataclasses import replace
+
+    rules = engine.make_rules("wisconsin4")
+    room = RoomRecord.new("abcdefghij", "wisconsin4", rules)
+    state = engine.deal(engine.new_game("wisconsin4", rules, 0), engine.full_deck("wisconsin4"))
+    playing = replace(room, state=state, dealt="c" * 64)
+    pending = playing.next_deal
+    assert pending is not None
+    deal = {"commitment": "c" * 64, "server_seed": "d" * 64}
+    log = [orjson.dumps({"seat": None, "action": {}, "deal": deal})]
+    poller = RecordPoller(None, "abcdefghij")
+    empty = httpx.Response(200, json=[])
+    missing = httpx.Response(404, json={"detail": "no finished hand with that number"})
+    poller._check(playing, playing, log, 0, [empty], [(1, missing)])
+    for leak in (pending.server_seed, "d" * 64):
+        with pytest.raises(AssertionError):
+            poller._check(playing, playing, log, 0, [httpx.Response(200, text=leak)], [])
+    answered = httpx.Response(200, json={"n": 1, "deal": {"commitment": "c" * 64}})
+    with pytest.raises(AssertionError):
+        poller._check(playing, playing, log, 0, [empty], [(1, answered)])
+    with pytest.raises(AssertionError):
+        no_seed_in_frames(
+            [{"type": "chat", "text": pending.server_seed}], {"x": pending.server_seed}
+        )

@@ -15,9 +15,21 @@ from fastapi.routing import APIRoute
 from schmier import __version__, engine
 from schmier.limits import AddressLimiter
 from schmier.logs import event
-from schmier.protocol import CreateRoom, Joined, JoinRoom, RoomCreated, RoomInfo, protocol_schema
+from schmier.protocol import (
+    CreateRoom,
+    HandRecord,
+    HandSummary,
+    Joined,
+    JoinRoom,
+    RoomCreated,
+    RoomHistory,
+    RoomInfo,
+    protocol_schema,
+)
 from schmier.rooms import JoinRefused, Rooms, ShuttingDown, UnknownRoom
 from schmier.rooms.codes import normalise_code
+from schmier.rooms.history import room_history
+from schmier.rooms.records import Book
 from schmier.store import StoreError
 
 
@@ -155,6 +167,46 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
     return {"seat": seat, "token": token}
 
 
+async def _book(request: Request, raw: str) -> Book:
+    """The room's finished hands; 404 (counted as a failed look-up) for an unknown room."""
+    normal = _check_lookup(request, raw)
+    try:
+        book = await _rooms(request).archive.book(normal)
+    except StoreError:
+        raise HTTPException(503, "store unavailable") from None
+    if book is None:
+        _unknown(request)
+    return book
+
+
+@router.get("/api/rooms/{code}/hands", response_model=list[HandSummary])
+async def room_hands(code: str, request: Request) -> list[dict[str, Any]]:
+    """Every finished hand of the room, oldest first (a hand in play is not one)."""
+    return (await _book(request, code)).summaries()
+
+
+@router.get(
+    "/api/rooms/{code}/hands/{n}",
+    response_model=HandRecord,
+    responses={404: {"description": "unknown room, or no finished hand `n`"}},
+)
+async def hand_record(code: str, n: str, request: Request) -> dict[str, Any]:
+    """The whole record of finished hand `n`: the deal and its proof, every hand as
+    dealt, every action, the result. Any other `n` (the hand in play too) is a 404."""
+    book = await _book(request, code)
+    number = int(n) if n.isascii() and n.isdigit() and len(n) <= 9 else 0
+    record = book.record(number)
+    if record is None:
+        raise HTTPException(404, "no finished hand with that number")
+    return record
+
+
+@router.get("/api/rooms/{code}/history", response_model=RoomHistory)
+async def history(code: str, request: Request) -> dict[str, Any]:
+    """The room's games with their score sheets, and each player name's statistics."""
+    return room_history(await _book(request, code))
+
+
 @router.get("/healthz")
 async def healthz(request: Request) -> Response:
     """200 only when the store answers (so a load balancer skips a cut-off instance)."""
@@ -212,7 +264,8 @@ def web_directory() -> Path | None:
 
 
 def page_routes(web: Path) -> APIRouter:
-    """`/` and `/r/{code}`: the same single page, which reads the code from the URL."""
+    """`/`, `/r/{code}` and `/r/{code}/h/{n}` (the review of a finished hand): the same
+    single page, which reads the code (and the hand) from the URL."""
     pages = APIRouter()
     index = web / "index.html"
 
@@ -222,6 +275,10 @@ def page_routes(web: Path) -> APIRouter:
 
     @pages.get("/r/{code}", include_in_schema=False)
     async def room_page(code: str) -> FileResponse:
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    @pages.get("/r/{code}/h/{n}", include_in_schema=False)
+    async def hand_page(code: str, n: str) -> FileResponse:
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
 
     return pages

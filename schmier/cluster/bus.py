@@ -3,7 +3,7 @@
 Each instance listens on a pub/sub channel of its own (`{prefix}bus:<instance>`). A
 follower (an instance holding sockets of a room it does not own) sends the owner
 operations; the owner answers each with `Done` (a join with `Joined`), publishes every
-committed snapshot as `State`, and sends single sockets an `error` or a chat line
+committed snapshot as `State`, and sends single sockets an `error`, a chat line or the chat history
 (`Send`) or a close (`Close`). `Released` tells a follower that the sender does not (or
 no longer) serve the room, so it looks the owner up again or takes the room over.
 
@@ -55,7 +55,7 @@ class State:
 
 @dataclass(frozen=True, slots=True)
 class Send:
-    """A frame for one socket only (an error, a chat line)."""
+    """A frame for one socket only (an error, a chat line, the chat history)."""
 
     room: str
     peer: str

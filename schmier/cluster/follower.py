@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from schmier.cluster import bus
 from schmier.cluster.hub import Hub, instance_of
+from schmier.cluster.sockets import Socket, deliver
 from schmier.cluster.takeover import promote
 from schmier.logs import event, failure
 from schmier.protocol import ClientFrame
@@ -35,16 +36,6 @@ from schmier.store import Stored, StoreError
 
 MAX_PENDING = 512
 """Forwarded operations awaiting their `done` before sockets count as flooding."""
-
-
-@dataclass
-class Socket:
-    """One of this instance's sockets in the room."""
-
-    peer: Peer
-    pid: str
-    token_hash: str | None
-    """The hash of the token the socket said hello with (None for a spectator)."""
 
 
 class Follower:
@@ -130,12 +121,13 @@ class Follower:
             raise StoreError(f"room {self.code}: the owner could not seat the socket")
         local = await self._settled()
         if local is not None:
-            # Taken over between the answer and now: seat it with the new actor.
+            # Taken over between the answer and now: seat it with the new actor (which
+            # sends the chat history again; what the old owner sent is dropped).
             return await local.connect(peer, None, hashed)
         peer.seat = None if hashed is None else seat_of(self.record, None, hashed)
         self.sockets[sock.pid] = sock
         self._pids[peer] = sock.pid
-        peer.send(self._frames.frame(self.record, self.version, peer.seat))
+        sock.started(self._frames.frame(self.record, self.version, peer.seat))
         return True
 
     async def join(self, name: str, seat: int | None) -> tuple[int, str]:
@@ -286,9 +278,7 @@ class Follower:
                     self.version = seq
                     self._broadcast()
             case bus.Send(peer=pid, data=data):
-                sock = self.sockets.get(pid)
-                if sock is not None:
-                    sock.peer.send(data.encode())
+                deliver(self.sockets.get(pid), self.hellos.values(), pid, data.encode())
             case bus.Close(peer=pid, code=code, reason=reason):
                 sock = self.sockets.get(pid)
                 if sock is not None:

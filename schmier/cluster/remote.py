@@ -30,7 +30,8 @@ class RemotePeer:
     """A socket held by another instance, as the owning actor sees it.
 
     Views are not sent through it (its instance builds them from the published
-    snapshot); only what is meant for this one socket is: an `error`, a chat line.
+    snapshot); only what is meant for this one socket is: an `error`, a chat line, the
+    chat history after its first state (which its instance sends).
     """
 
     def __init__(self, outbox: Outbox, code: str, instance: str, pid: str, seat: int | None):

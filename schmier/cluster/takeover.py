@@ -78,7 +78,7 @@ async def _hand_over(f: Following, actor: RoomActor, *, notified: bool) -> None:
     event("room.taken_over", room=f.code, seq=actor.version, sockets=len(f.sockets))
     seated: dict[str, Peer] = {}
     for sock in list(f.sockets.values()):
-        await _seat(actor, sock)
+        await _seat(actor, sock, history=False)
         seated[sock.pid] = sock.peer
     while f.pending:
         op_id, op = next(iter(f.pending.items()))
@@ -142,10 +142,11 @@ async def _join_locally(
         settle(future, bus.Joined(f.code, op.id, seat=seat, token=token))
 
 
-async def _seat(actor: RoomActor, sock: Sock) -> bool:
-    """Seat one of the follower's sockets with the local actor (token already known)."""
+async def _seat(actor: RoomActor, sock: Sock, *, history: bool = True) -> bool:
+    """Seat one of the follower's sockets with the local actor (token already known);
+    `history` False for a socket that has had its first state and chat history."""
     try:
-        return await actor.connect(sock.peer, None, sock.token_hash)
+        return await actor.connect(sock.peer, None, sock.token_hash, history)
     except _SEAT_FAILURES:
         sock.peer.close(CloseCode.SERVICE_RESTART)
         return False

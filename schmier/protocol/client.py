@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from schmier.engine import MAX_DISCARD, Action
 from schmier.engine.cards import CARD_INDEX, SUITS
-from schmier.protocol.vocabulary import CHAT_MAX, Card, Suit
+from schmier.protocol.vocabulary import CHAT_MAX, Card, EntropyHex, Suit
 
 
 class _Frame(BaseModel):
@@ -125,6 +125,14 @@ class Rematch(_Frame):
         return Action("rematch")
 
 
+class Entropy(_Frame):
+    """A seated player's randomness for the next deck, sent after seeing its commitment
+    (`view.next_deal`); the last value each seat sends before the deal counts."""
+
+    type: Literal["entropy"]
+    value: EntropyHex
+
+
 class Leave(_Frame):
     """Extension: give up the seat. In the lobby it empties; in a game a bot takes it.
 
@@ -147,7 +155,8 @@ ClientFrame = Annotated[
     | Call
     | Play
     | Rematch
-    | Leave,
+    | Leave
+    | Entropy,
     Field(discriminator="type"),
 ]
 CLIENT_FRAME: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)

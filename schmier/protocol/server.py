@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from schmier.protocol.vocabulary import Card, ErrorCode, Phase, SeatKind, Suit, Variant
+from schmier.protocol.vocabulary import Card, ErrorCode, Hex64, Phase, SeatKind, Suit, Variant
 
 
 class _Out(BaseModel):
@@ -63,6 +63,18 @@ class LastHand(_Out):
     deltas: list[int]
 
 
+class NextDealView(_Out):
+    """The commitment to the next deck: `sha256_hex` of its secret server seed."""
+
+    commitment: Hex64
+
+
+class DealView(_Out):
+    """The commitment of the deck of the hand in play (or of the hand just scored)."""
+
+    commitment: Hex64
+
+
 class View(_Out):
     """What one seat, or a spectator, may see of the room; nothing more."""
 
@@ -90,6 +102,9 @@ class View(_Out):
     legal: list[dict[str, Any]]
     my_trump: Suit | None = None
     my_discards: list[Card] = Field(default_factory=list)
+    next_deal: NextDealView | None = None
+    """Shown at all times (lobby included): any deal may come at once."""
+    deal: DealView | None = None
 
 
 class StateFrame(_Out):
@@ -117,6 +132,23 @@ class ChatFrame(_Out):
     text: str
 
 
-ServerFrame = Annotated[StateFrame | ErrorFrame | ChatFrame, Field(discriminator="type")]
+class ChatLine(_Out):
+    """One kept chat line."""
+
+    seat: int
+    name: str
+    text: str
+
+
+class ChatHistoryFrame(_Out):
+    """The room's last chat lines, oldest first: sent once, after a socket's first state."""
+
+    type: Literal["chat_history"]
+    lines: list[ChatLine]
+
+
+ServerFrame = Annotated[
+    StateFrame | ErrorFrame | ChatFrame | ChatHistoryFrame, Field(discriminator="type")
+]
 SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
-SERVER_TYPES: tuple[str, ...] = ("state", "error", "chat")
+SERVER_TYPES: tuple[str, ...] = ("state", "error", "chat", "chat_history")

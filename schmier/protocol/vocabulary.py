@@ -12,6 +12,10 @@ Variant = Literal["schmier6", "schmier5", "wisconsin4"]
 Suit = Literal["S", "H", "D", "C"]
 Card = Annotated[str, Field(pattern=r"^(?:[2-9TJQKA][SHDC]|X[12])$")]
 SeatKind = Literal["human", "bot", "empty"]
+Hex64 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+"""A SHA-256 digest or a server seed: 64 lowercase hex characters."""
+EntropyHex = Annotated[str, Field(pattern=r"^[0-9a-f]{16,64}$")]
+"""A player's entropy for a deck: 16 to 64 lowercase hex characters."""
 Phase = Literal["lobby", "bidding", "trump", "discard", "call", "play", "hand_over", "game_over"]
 ErrorCode = Literal[
     "bad_message", "not_your_turn", "illegal", "forbidden", "rate_limited", "unavailable"
@@ -21,6 +25,8 @@ ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
 
 NAME_MAX = 24
 CHAT_MAX = 300
+CHAT_KEPT = 100
+"""Chat lines a room keeps (and sends a new socket as `chat_history`)."""
 
 
 class CloseCode(IntEnum):

@@ -29,7 +29,6 @@ from dataclasses import replace
 from typing import Any
 
 from schmier.config import Settings
-from schmier.limits import SlidingWindow
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Leave, Start
@@ -46,12 +45,12 @@ from schmier.rooms.peers import (
     error_frame,
     seat_of,
 )
-from schmier.rooms.record import RoomRecord, log_entry
+from schmier.rooms.record import RoomRecord
 from schmier.rooms.table import Change, SecureShuffler, Shuffler
 from schmier.store import LeaseLost, RoomStore, StoreError, VersionConflict
 
 
-class RoomActor:
+class RoomActor(mailbox.Door):
     """The owner of one live room."""
 
     def __init__(
@@ -67,10 +66,9 @@ class RoomActor:
         link: Link[RoomActor] | None = None,
         shuffler: Shuffler | None = None,
     ) -> None:
-        self.code = record.code
+        super().__init__(record.code)
         self.record = record
         self.version = version
-        self.closed = False
         self.lease = lease
         """The lease value every commit must match (None: single instance, no lease)."""
         self.lost = False
@@ -83,12 +81,11 @@ class RoomActor:
         self._on_exit = on_exit
         self._link = link
         self._shuffler = shuffler or SecureShuffler()
-        self._mailbox = mailbox.Mailbox()
         self._peers = Sockets()
         self._rng = random.Random(secrets.randbits(64))
         self._loop = asyncio.get_running_loop()
         self.clock = Clock(settings, self._loop.time())
-        self._chat = SlidingWindow(settings.chat_burst, settings.chat_window)
+        self._talk = chat.Talk(store, self.code, settings, lease)
         self._task: asyncio.Task[None] | None = None
         self._frames = LatestFrames()
         self._stopping = False
@@ -98,48 +95,6 @@ class RoomActor:
     def start(self) -> None:
         """Run the actor's loop as a task."""
         self._task = self._loop.create_task(self._run(), name=f"room:{self.code}")
-
-    async def _put(self, message: mailbox.Message) -> None:
-        if self.closed:
-            raise RoomGone(self.code)
-        await self._mailbox.put(message)
-
-    async def connect(self, peer: Peer, token: str | None, token_hash: str | None = None) -> bool:
-        """Seat `peer` (by token) or make it a spectator; False for a bad token.
-
-        `token_hash` instead of `token` seats a socket whose token another part of this
-        instance already checked (a room this instance just took over).
-        """
-        message = mailbox.Connect(peer, token, token_hash)
-        await self._put(message)
-        return await message.done
-
-    async def join(self, name: str, seat: int | None, op: str | None = None) -> tuple[int, str]:
-        """Take a seat for a new player: (seat, token), or raise JoinRefused."""
-        message = mailbox.Join(name, seat, op)
-        await self._put(message)
-        return await message.done
-
-    async def frame(
-        self, peer: Peer, frame: ClientFrame, raw: str | None = None, op: str | None = None
-    ) -> None:
-        """Hand a parsed frame of a seated or watching connection to the room."""
-        await self._put(mailbox.Frame(peer, frame, op))
-
-    def disconnect(self, peer: Peer) -> None:
-        """The socket of `peer` is gone (never blocks: a full mailbox must not lose it)."""
-        if not self.closed:
-            self._mailbox.put_nowait(mailbox.Disconnect(peer))
-
-    def remote(self, op: Any) -> None:
-        """An operation forwarded by another instance (never blocks the bus)."""
-        if not self.closed:
-            self._mailbox.put_nowait(mailbox.Remote(op))
-
-    def instance_gone(self, instance: str) -> None:
-        """`instance` no longer listens: its sockets here are gone."""
-        if not self.closed:
-            self._mailbox.put_nowait(mailbox.Gone(instance))
 
     def lease_lost(self) -> None:
         """The lease could not be renewed: another instance may own the room now."""
@@ -230,8 +185,10 @@ class RoomActor:
 
     async def _handle(self, message: mailbox.Message) -> None:
         match message:
-            case mailbox.Connect(peer=peer, token=token, token_hash=token_hash, done=done):
-                await mailbox.answer(done, self.connect_peer(peer, token, token_hash))
+            case mailbox.Connect(
+                peer=peer, token=token, token_hash=token_hash, history=history, done=done
+            ):
+                await mailbox.answer(done, self.connect_peer(peer, token, token_hash, history))
             case mailbox.Join(name=name, seat=seat, op=op, done=done):
                 await mailbox.answer(done, self.join_seat(name, seat, op), JoinRefused)
             case mailbox.Frame(peer=peer, frame=frame, op=op):
@@ -256,7 +213,7 @@ class RoomActor:
         """
         record = change.stored()
         snapshot = record.to_bytes()
-        entries = [log_entry(seat, action.to_json()) for seat, action in change.entries]
+        entries = change.log()
         try:
             await self._store.commit(
                 self.code, self.version + 1, snapshot, entries, lease=self.lease
@@ -316,6 +273,7 @@ class RoomActor:
         # its own (it would bump `seq` for nothing); the next change stores it.
         seats = tuple(replace(s, connected=False) for s in self.record.seats)
         self.record = replace(self.record, seats=seats)
+        await self._talk.load()
         state = self.record.state
         if state is not None and state.phase == "deal":
             await self._apply(table.with_deal(self.record, state, [], self._shuffler))
@@ -324,8 +282,11 @@ class RoomActor:
         self.clock.state_changed(None, self.record.state, now)
         event("room.loaded", room=self.code, seq=self.version, phase=self.record.phase)
 
-    async def connect_peer(self, peer: Peer, token: str | None, token_hash: str | None) -> bool:
-        """Seat a socket by its token (or a token's hash), or let it watch."""
+    async def connect_peer(
+        self, peer: Peer, token: str | None, token_hash: str | None, history: bool = True
+    ) -> bool:
+        """Seat a socket by its token (or a token's hash), or let it watch; its first
+        state, then (unless it had them already) the chat lines the room kept."""
         seat: int | None = None
         if token is not None or token_hash is not None:
             seat = seat_of(self.record, token, token_hash)
@@ -339,12 +300,16 @@ class RoomActor:
         change = None if seat is None else table.connected(self.record, seat, True)
         if change is None:
             self._send_state(peer)
-            return True
-        try:
-            await self._apply(change)
-        except BaseException:
-            self._peers.discard(peer)
-            raise
+        else:
+            try:
+                await self._apply(change)
+            except BaseException:
+                self._peers.discard(peer)
+                raise
+        if history:
+            # Another instance's socket: its instance holds this until it has sent the
+            # socket's first state (see cluster/follower.py).
+            peer.send(self._talk.history_frame())
         return True
 
     async def drop_peer(self, peer: Peer) -> None:
@@ -393,7 +358,7 @@ class RoomActor:
         if seat is None:
             raise Refused("forbidden", "spectators cannot act or chat; join a seat first")
         if isinstance(frame, Chat):
-            self._chat_line(seat, frame.text)
+            await self._chat_line(seat, frame.text)
         elif isinstance(frame, Leave):
             await self._leave(seat, op)
         else:
@@ -402,11 +367,9 @@ class RoomActor:
             if isinstance(frame, Start):
                 event("room.start", room=self.code, dealer=change.record.first_dealer)
 
-    def _chat_line(self, seat: int, raw: str) -> None:
-        text = chat.clean(raw)
-        if not self._chat.allow(seat, self._loop.time()):
-            raise Refused("rate_limited", "too many chat messages; wait a moment")
-        self._peers.send_all(chat.chat_frame(seat, self.record.seats[seat].name or "", text))
+    async def _chat_line(self, seat: int, raw: str) -> None:
+        name = self.record.seats[seat].name or ""
+        self._peers.send_all(await self._talk.say(seat, name, raw, self._loop.time()))
 
     async def _leave(self, seat: int, op: str | None) -> None:
         change = table.leave(self.record, seat)

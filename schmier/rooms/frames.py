@@ -40,6 +40,11 @@ def public_part(record: RoomRecord) -> dict[str, Any]:
     else:
         base = engine.public_view(record.state)
     base["code"] = record.code
+    # Provably fair deals: commitments only, never a seed (the seed of the next deck is
+    # the room's secret until the hand dealt from it has been scored).
+    pending = record.next_deal
+    base["next_deal"] = None if pending is None else {"commitment": pending.commitment}
+    base["deal"] = None if record.dealt is None else {"commitment": record.dealt}
     base["seats"] = [
         {
             **entry,

@@ -14,8 +14,8 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from schmier.protocol import CloseCode
-from schmier.rooms.peers import Peer, settle
+from schmier.protocol import ClientFrame, CloseCode
+from schmier.rooms.peers import Peer, RoomGone, settle
 
 T = TypeVar("T")
 
@@ -34,6 +34,8 @@ class Connect:
     peer: Peer
     token: str | None
     token_hash: str | None = None
+    history: bool = True
+    """Send the kept chat lines after the first state (False: the socket had them)."""
     done: asyncio.Future[bool] = field(default_factory=_future)
 
 
@@ -154,10 +156,67 @@ async def answer(
         settle(done, result)
 
 
+class Door:
+    """A room's front door: every call from outside the room's task becomes a message in
+    its mailbox, handled in order by the actor behind the door."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.closed = False
+        """The actor has stopped: calls that wait raise `RoomGone`, the others are dropped."""
+        self._mailbox = Mailbox()
+
+    async def _put(self, message: Message) -> None:
+        if self.closed:
+            raise RoomGone(self.code)
+        await self._mailbox.put(message)
+
+    async def connect(
+        self, peer: Peer, token: str | None, token_hash: str | None = None, history: bool = True
+    ) -> bool:
+        """Seat `peer` (by token) or make it a spectator; False for a bad token.
+
+        `token_hash` instead of `token` seats a socket whose token another part of this
+        instance already checked (a room this instance just took over); `history` False:
+        the socket already had its first state and chat history (from the old owner).
+        """
+        message = Connect(peer, token, token_hash, history)
+        await self._put(message)
+        return await message.done
+
+    async def join(self, name: str, seat: int | None, op: str | None = None) -> tuple[int, str]:
+        """Take a seat for a new player: (seat, token), or raise JoinRefused."""
+        message = Join(name, seat, op)
+        await self._put(message)
+        return await message.done
+
+    async def frame(
+        self, peer: Peer, frame: ClientFrame, raw: str | None = None, op: str | None = None
+    ) -> None:
+        """Hand a parsed frame of a seated or watching connection to the room."""
+        await self._put(Frame(peer, frame, op))
+
+    def disconnect(self, peer: Peer) -> None:
+        """The socket of `peer` is gone (never blocks: a full mailbox must not lose it)."""
+        if not self.closed:
+            self._mailbox.put_nowait(Disconnect(peer))
+
+    def remote(self, op: Any) -> None:
+        """An operation forwarded by another instance (never blocks the bus)."""
+        if not self.closed:
+            self._mailbox.put_nowait(Remote(op))
+
+    def instance_gone(self, instance: str) -> None:
+        """`instance` no longer listens: its sockets here are gone."""
+        if not self.closed:
+            self._mailbox.put_nowait(Gone(instance))
+
+
 __all__ = [
     "QUEUE_SIZE",
     "Connect",
     "Disconnect",
+    "Door",
     "Frame",
     "Gone",
     "Join",

@@ -1,9 +1,11 @@
 """The room record: what the store keeps of a room, and its (de)serialisation.
 
 The snapshot holds the seats (name, kind, token hash, connected), the variant, the
-rules, the first dealer and the engine state (`engine.state_to_json`). Chat is not kept.
-The record is immutable: the actor builds the next record, commits it, and only then
-adopts it, so a failed commit leaves the room exactly as it was.
+rules, the first dealer, the engine state (`engine.state_to_json`), the committed seed of
+the next deck with the entropy players added to it, and the commitment of the deck in
+play. Chat lines are kept beside it (`RoomStore.add_chat`), not in it: the snapshot is
+written at every change. The record is immutable: the actor builds the next record,
+commits it, and only then adopts it, so a failed commit leaves the room exactly as it was.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import orjson
 
 from schmier import engine
 from schmier.protocol import SeatKind
+from schmier.rooms.fairness import NextDeal
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
+"""2 added `next_deal` and `dealt`; a format 1 snapshot is still read (see `from_bytes`)."""
+READABLE_FORMATS = (1, 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +60,24 @@ class RoomRecord:
     an instance that takes the room over can tell an operation the dead owner already
     applied (and must only acknowledge) from one it never saw (and must apply).
     """
+    next_deal: NextDeal | None = None
+    """The next deck's secret seed and the entropy added to it. None only in a room read
+    from a format 1 snapshot, until its next change (`table.Change.stored` adds one)."""
+    dealt: str | None = None
+    """The commitment of the last deck dealt (the hand in play, or the one just scored)."""
 
     @classmethod
     def new(cls, code: str, variant: str, rules: engine.Rules) -> RoomRecord:
         """A room in its lobby with every seat empty."""
         seats = tuple(Seat() for _ in range(engine.seat_count(variant)))
-        return cls(code=code, variant=variant, rules=rules, seats=seats, created=time.time())
+        return cls(
+            code=code,
+            variant=variant,
+            rules=rules,
+            seats=seats,
+            created=time.time(),
+            next_deal=NextDeal.fresh(len(seats)),
+        )
 
     @property
     def phase(self) -> str:
@@ -93,14 +110,21 @@ class RoomRecord:
             "state": None if self.state is None else engine.state_to_json(self.state),
             "created": self.created,
             "ops": list(self.ops),
+            "next_deal": None if self.next_deal is None else self.next_deal.to_json(),
+            "dealt": self.dealt,
         }
         return orjson.dumps(body)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> RoomRecord:
-        """A record from its store snapshot."""
+        """A record from its store snapshot.
+
+        A format 1 snapshot (written before provably fair deals) has no next seed; the
+        room's next change adds one. Reading draws no randomness, so every instance
+        reading a snapshot gets the same record.
+        """
         body = orjson.loads(data)
-        if body.get("format") != SNAPSHOT_FORMAT:
+        if body.get("format") not in READABLE_FORMATS:
             raise ValueError(f"unknown room snapshot format {body.get('format')!r}")
         variant = str(body["variant"])
         seats = tuple(
@@ -113,6 +137,7 @@ class RoomRecord:
             for s in body["seats"]
         )
         state = body["state"]
+        pending = body.get("next_deal")
         return cls(
             code=str(body["code"]),
             variant=variant,
@@ -122,6 +147,8 @@ class RoomRecord:
             state=None if state is None else engine.state_from_json(state),
             created=float(body["created"]),
             ops=tuple(str(op) for op in body.get("ops", ())),
+            next_deal=None if pending is None else NextDeal.from_json(pending),
+            dealt=body.get("dealt"),
         )
 
     def public_seats(self, live: bool = True) -> list[dict[str, Any]]:
@@ -135,6 +162,10 @@ class RoomRecord:
             }
             for k, s in enumerate(self.seats)
         ]
+
+    def deal_seats(self) -> list[dict[str, Any]]:
+        """Who sits where, as a hand's record names them (kept in the log with a deal)."""
+        return [{"seat": k, "name": s.name, "kind": s.kind} for k, s in enumerate(self.seats)]
 
     def info(self, live: bool = True) -> dict[str, Any]:
         """The room as `GET /api/rooms/{code}` shows it: whoever serves the room, owner
@@ -152,6 +183,13 @@ OPS_KEPT = 64
 """How many forwarded operation ids a room remembers (far more than can be in flight)."""
 
 
-def log_entry(seat: int | None, action: dict[str, Any]) -> bytes:
-    """One accepted engine action as the store's log keeps it."""
-    return orjson.dumps({"seat": seat, "action": action})
+def log_entry(
+    seat: int | None, action: dict[str, Any], notes: dict[str, Any] | None = None
+) -> bytes:
+    """One accepted engine action as the store's log keeps it: `{"seat", "action"}`,
+    plus for a deal its `notes` (`deal`: the revealed seed, commitment and entropy;
+    `seats`: who sat where), from which the hand's record is made once it is scored."""
+    entry: dict[str, Any] = {"seat": seat, "action": action}
+    if notes:
+        entry.update(notes)
+    return orjson.dumps(entry)

@@ -18,6 +18,7 @@ from schmier.logs import event
 from schmier.metrics import Metrics
 from schmier.protocol import ClientFrame
 from schmier.rooms.actor import RoomActor
+from schmier.rooms.archive import Archive
 from schmier.rooms.codes import new_code
 from schmier.rooms.peers import Link, Peer, RoomGone
 from schmier.rooms.record import RoomRecord
@@ -84,6 +85,8 @@ class Rooms:
         """The actors running on this instance, by room code."""
         self._loading: dict[str, asyncio.Task[LiveRoom | None]] = {}
         self.closing = False
+        self.archive = Archive(store)
+        """The finished hands of the rooms, read from the store (any room, live or not)."""
 
     async def create(self, variant: str, rules: engine.Rules) -> RoomRecord:
         """Store a new empty room under a fresh code (retrying the rare collision)."""

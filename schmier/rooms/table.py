@@ -7,8 +7,9 @@ newcomer sits, what a leaving player leaves behind, when a deal is due) can be r
 tested, apart from the machinery. A function refuses with `Refused` (the frame's sender
 gets an `error` frame) or `JoinRefused` (an HTTP status), and then nothing has changed.
 
-Randomness (the first dealer, the shuffled deck) comes in through a `Shuffler`, so a test
-can stack the deck.
+Randomness comes in through a `Shuffler`: the first dealer, and the server seed of every
+deck. The deck itself is not drawn: it follows from the seed committed before the deal and
+the entropy the seated players added (`schmier.engine.fairness`, docs/fairness.md).
 """
 
 from __future__ import annotations
@@ -20,13 +21,20 @@ from typing import Any, NamedTuple, Protocol
 
 from schmier import engine
 from schmier.engine import Action
-from schmier.protocol import ACTION_FRAMES, AddBot, RemoveBot, Start
+from schmier.protocol import ACTION_FRAMES, AddBot, Entropy, RemoveBot, Start
+from schmier.rooms import fairness
 from schmier.rooms.codes import hash_token, new_token
 from schmier.rooms.peers import JoinRefused, Refused
-from schmier.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat
+from schmier.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat, log_entry
 
-Entry = tuple[int | None, Action]
-"""One accepted engine action for the log: the seat (None: the server's deal) and it."""
+
+class Entry(NamedTuple):
+    """One accepted engine action for the log: the seat (None: the server's deal), the
+    action, and for a deal the notes the log keeps with it (`record.log_entry`)."""
+
+    seat: int | None
+    action: Action
+    notes: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +57,18 @@ class Change:
         return replace(self, op=op)
 
     def stored(self) -> RoomRecord:
-        """The record as committed: with the operation id remembered."""
+        """The record as committed: with the operation id remembered, and with a next
+        seed should the room come from a snapshot that had none (format 1)."""
+        record = self.record
+        if record.next_deal is None:
+            record = replace(record, next_deal=fairness.NextDeal.fresh(len(record.seats)))
         if self.op is None:
-            return self.record
-        return replace(self.record, ops=(*self.record.ops, self.op)[-OPS_KEPT:])
+            return record
+        return replace(record, ops=(*record.ops, self.op)[-OPS_KEPT:])
+
+    def log(self) -> list[bytes]:
+        """The log entries as the store keeps them."""
+        return [log_entry(e.seat, e.action.to_json(), e.notes) for e in self.entries]
 
 
 class Shuffler(Protocol):
@@ -61,22 +77,18 @@ class Shuffler(Protocol):
     def first_dealer(self, seats: int) -> int:
         """The first dealer of a new game, uniformly among `seats`."""
 
-    def deck(self, variant: str) -> tuple[int, ...]:
-        """A freshly shuffled deck of `variant` (a permutation of its cards)."""
+    def server_seed(self) -> str:
+        """A fresh server seed: 64 lowercase hex characters nobody can predict."""
 
 
 class SecureShuffler:
-    """The server's chance: a cryptographically secure source (RULES.md, step 1)."""
-
-    _random = secrets.SystemRandom()
+    """The server's chance: the OS's CSPRNG, through `secrets` (RULES.md, step 1)."""
 
     def first_dealer(self, seats: int) -> int:
         return secrets.randbelow(seats)
 
-    def deck(self, variant: str) -> tuple[int, ...]:
-        cards = list(engine.get_variant(variant).deck)
-        self._random.shuffle(cards)
-        return tuple(cards)
+    def server_seed(self) -> str:
+        return fairness.new_seed()
 
 
 def with_deal(
@@ -92,12 +104,21 @@ def with_deal(
     A deal that follows a start, a rematch or a hand everybody passed is part of the same
     change, so nobody ever sees a room in the engine's `deal` phase. `now` also deals out
     of `hand_over` (the end of the pause between hands).
+
+    The deck follows from the committed seed and the entropy sent so far; the log keeps
+    both with the deal (and the seating), and a new seed is committed at once for the
+    deal after, which may come at once too (everybody passes).
     """
     entries = tuple(entries)
+    seats = len(record.seats)
     if engine.needs_deal(state) and (now or state.phase == "deal"):
-        deal = Action("deal", shuffler.deck(record.variant))
+        pending = record.next_deal or fairness.NextDeal.fresh(seats, shuffler.server_seed())
+        deal = Action("deal", pending.deck(record.variant))
         state = engine.apply(state, None, deal)
-        entries = (*entries, (None, deal))
+        notes = {"deal": pending.revealed(), "seats": record.deal_seats()}
+        entries = (*entries, Entry(None, deal, notes))
+        following = fairness.NextDeal.fresh(seats, shuffler.server_seed())
+        record = replace(record, next_deal=following, dealt=pending.commitment)
     return Change(replace(record, state=state), entries)
 
 
@@ -110,7 +131,7 @@ def act(record: RoomRecord, seat: int, action: Action, shuffler: Shuffler) -> Ch
         new_state = engine.apply(state, seat, action)
     except engine.EngineError as exc:
         raise Refused(exc.code, str(exc)) from None
-    return with_deal(record, new_state, [(seat, action)], shuffler)
+    return with_deal(record, new_state, [Entry(seat, action)], shuffler)
 
 
 def for_frame(record: RoomRecord, seat: int, frame: Any, shuffler: Shuffler) -> Change:
@@ -123,6 +144,8 @@ def for_frame(record: RoomRecord, seat: int, frame: Any, shuffler: Shuffler) -> 
         return start(record, shuffler)
     if isinstance(frame, ACTION_FRAMES):
         return act(record, seat, frame.action(), shuffler)
+    if isinstance(frame, Entropy):
+        return entropy(record, seat, frame.value)
     raise Refused("bad_message", f"a {frame.type!r} frame is not a table action")
 
 
@@ -150,6 +173,19 @@ def start(record: RoomRecord, shuffler: Shuffler) -> Change:
     dealer = shuffler.first_dealer(len(record.seats))
     state = engine.new_game(record.variant, record.rules, dealer)
     return with_deal(replace(record, first_dealer=dealer), state, [], shuffler)
+
+
+def entropy(record: RoomRecord, seat: int, value: str) -> Change:
+    """A seated player's randomness for the next deck (the last value sent counts).
+
+    Accepted whenever a commitment is shown, which is always (the lobby included). It
+    goes into the next deck dealt: the one committed to in the view the player saw, or,
+    should that deal have come first, the one after, whose seed was fixed before too.
+    """
+    pending = record.next_deal
+    if pending is None:
+        raise Refused("illegal", "no deal is committed yet; try again in a moment")
+    return Change(replace(record, next_deal=pending.with_entropy(seat, value)))
 
 
 def _in_lobby(record: RoomRecord) -> None:

@@ -1,6 +1,7 @@
 """The room store contract shared by every backend.
 
-A room is a versioned snapshot plus an append-only log of the actions that led to it.
+A room is a versioned snapshot plus an append-only log of the actions that led to it, and
+the last lines of its chat. All three expire together.
 The room actor is the only writer of a live room, but after a restart or with several
 instances two writers can briefly believe they own the same room; the version check in
 `commit` is what keeps them from overwriting each other.
@@ -98,12 +99,29 @@ class RoomStore(Protocol):
         """The log entries from index `start` on, oldest first; [] for an unknown room."""
         ...
 
+    async def add_chat(
+        self, code: str, line: bytes, *, keep: int, lease: str | None = None
+    ) -> bool:
+        """Append one chat line and keep only the last `keep`; False (and no write) when
+        the room does not exist.
+
+        Not versioned (a chat line is no change of the room's state, so `seq` stays), but
+        fenced like a commit: with `lease`, raises `LeaseLost` unless the room's lease key
+        holds exactly that value. Renews the expiry of the whole room, so its snapshot,
+        its log and its chat always expire together.
+        """
+        ...
+
+    async def read_chat(self, code: str) -> list[bytes]:
+        """The kept chat lines, oldest first; [] for an unknown room."""
+        ...
+
     async def exists(self, code: str) -> bool:
         """Whether a room with this code is stored (and not expired)."""
         ...
 
     async def delete(self, code: str) -> None:
-        """Remove the room and its log; a missing room is not an error."""
+        """Remove the room, its log and its chat; a missing room is not an error."""
         ...
 
     async def ping(self) -> bool:
@@ -126,3 +144,11 @@ def check_commit_args(version: int, entries: Sequence[bytes]) -> None:
     for entry in entries:
         if not isinstance(entry, bytes | bytearray | memoryview):
             raise TypeError(f"log entries must be bytes, got {type(entry).__name__}")
+
+
+def check_chat_args(line: bytes, lease: str | None) -> None:
+    """A chat line is bytes (as log entries are); an empty lease would check nothing."""
+    if not isinstance(line, bytes | bytearray | memoryview):
+        raise TypeError(f"a chat line must be bytes, got {type(line).__name__}")
+    if lease == "":
+        raise ValueError("an empty lease value would disable the lease check")

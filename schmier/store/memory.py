@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from schmier.store.base import Stored, VersionConflict, check_commit_args
+from schmier.store.base import Stored, VersionConflict, check_chat_args, check_commit_args
 
 #: The longest a dead room may linger in memory before a sweep removes it, even when
 #: the TTL is long (rooms that are never touched again are only found by a sweep).
@@ -24,6 +24,7 @@ class _Room:
     snapshot: bytes
     expires_at: float
     log: list[bytes] = field(default_factory=list)
+    chat: list[bytes] = field(default_factory=list)
 
 
 class MemoryStore:
@@ -110,6 +111,24 @@ class MemoryStore:
         if room is None:
             return []
         return room.log[max(start, 0) :]
+
+    async def add_chat(
+        self, code: str, line: bytes, *, keep: int, lease: str | None = None
+    ) -> bool:
+        if lease is not None:
+            raise ValueError("the memory store serves a single instance and has no leases")
+        check_chat_args(line, lease)
+        room = self._live(code)
+        if room is None:
+            return False
+        room.chat.append(bytes(line))
+        del room.chat[: max(len(room.chat) - keep, 0)]
+        room.expires_at = self._clock() + self._ttl
+        return True
+
+    async def read_chat(self, code: str) -> list[bytes]:
+        room = self._live(code)
+        return [] if room is None else list(room.chat)
 
     async def exists(self, code: str) -> bool:
         return self._live(code) is not None

@@ -1,9 +1,10 @@
 """Rooms in Redis, so they survive restarts and several instances can share them.
 
-Per room there is a hash `{prefix}room:{code}` (`version`, `snapshot`) and a list
-`{prefix}log:{code}`. Every write goes through a Lua script, because only a script
-makes "check the version, write the snapshot, append the log, renew both expiries"
-one step that no other client can interleave with.
+Per room there is a hash `{prefix}room:{code}` (`version`, `snapshot`), a list
+`{prefix}log:{code}` and a list `{prefix}chat:{code}` (its last chat lines), every key
+made by `room_part`. Every write goes through a Lua script, because only a script makes
+"check the version, write the snapshot, append the log, renew every expiry" one step
+that no other client can interleave with.
 """
 
 from __future__ import annotations
@@ -18,23 +19,24 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import RedisError
 
+import schmier.store.base as base
 from schmier.store.base import LeaseLost, Stored, StoreError, VersionConflict, check_commit_args
 from schmier.store.wire import RedisWire
 
-# KEYS: room hash, log list. ARGV: snapshot, ttl in ms.
-# The log is cleared too: a leftover log of an earlier room with the same code must not
-# be replayed as this room's history.
+# KEYS: room hash, log list, chat list. ARGV: snapshot, ttl in ms.
+# The log and the chat are cleared too: a leftover log of an earlier room with the same
+# code must not be replayed as this room's history, nor its chat shown.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
 redis.call('HSET', KEYS[1], 'version', 0, 'snapshot', ARGV[1])
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
-# KEYS: room hash, log list, lease. ARGV: new version, snapshot, ttl in ms, expected
+# KEYS: room hash, log list, lease, chat list. ARGV: new version, snapshot, ttl in ms, expected
 # lease value ('' = no lease check, single instance), entries...
 # Returns {1} on success, {0} when the room is missing, {0, found} on a version clash,
 # {-1} when the lease holds anything but the expected value (the fencing check: an
@@ -61,7 +63,26 @@ while i <= n do
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[4], ARGV[3])
 return {1}
+"""
+
+# KEYS: room hash, log list, chat list, lease. ARGV: line, lines kept, ttl ms, expected lease
+# ('' = none). Returns 1; 0 when the room is missing (no orphan chat key); -1 when the lease
+# is not the caller's. Renews every expiry of the room: the chat never outlives the room.
+_CHAT = """
+if ARGV[4] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[4] then
+  return -1
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+redis.call('RPUSH', KEYS[3], ARGV[1])
+redis.call('LTRIM', KEYS[3], -tonumber(ARGV[2]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+return 1
 """
 
 # KEYS: lease, fence counter. ARGV: instance id, lease ms, fence ttl ms.
@@ -169,6 +190,7 @@ class RedisStore:
         # connection (see schmier/store/wire.py for why not through the pool).
         self._wire = RedisWire(url, timeout=10, connect_timeout=5)
         self._create = self._client.register_script(_CREATE)
+        self._chat = self._client.register_script(_CHAT)
         self._acquire = self._client.register_script(_ACQUIRE)
         self._renew = self._client.register_script(_RENEW)
         self._release = self._client.register_script(_RELEASE)
@@ -198,10 +220,14 @@ class RedisStore:
         """The list holding the room's log."""
         return self.room_part(code, "log")
 
+    def chat_key(self, code: str) -> str:
+        """The list holding the room's last chat lines."""
+        return self.room_part(code, "chat")
+
     async def create(self, code: str, snapshot: bytes) -> bool:
         async with _backend("create"):
             created: Any = await self._create(
-                keys=[self.room_key(code), self.log_key(code)],
+                keys=[self.room_key(code), self.log_key(code), self.chat_key(code)],
                 args=[bytes(snapshot), self._ttl_ms],
             )
         return bool(created)
@@ -230,13 +256,35 @@ class RedisStore:
         async with _backend("commit"):
             reply: Any = await self._wire.eval(
                 _COMMIT,
-                [self.room_key(code), self.log_key(code), self.lease_key(code)],
+                [
+                    self.room_key(code),
+                    self.log_key(code),
+                    self.lease_key(code),
+                    self.chat_key(code),
+                ],
                 [version, bytes(snapshot), self._ttl_ms, lease or "", *(bytes(e) for e in entries)],
             )
         if int(reply[0]) == -1:
             raise LeaseLost(code)
         if int(reply[0]) != 1:
             raise VersionConflict(code, version, int(reply[1]) if len(reply) > 1 else None)
+
+    async def add_chat(
+        self, code: str, line: bytes, *, keep: int, lease: str | None = None
+    ) -> bool:
+        base.check_chat_args(line, lease)
+        keys = [self.room_key(code), self.log_key(code), self.chat_key(code), self.lease_key(code)]
+        async with _backend("add_chat"):
+            args: list[bytes | int | str] = [bytes(line), int(keep), self._ttl_ms, lease or ""]
+            reply: Any = await self._chat(keys=keys, args=args)
+        if int(reply) == -1:
+            raise LeaseLost(code)
+        return int(reply) == 1
+
+    async def read_chat(self, code: str) -> list[bytes]:
+        async with _backend("read_chat"):
+            lines = await self._client.lrange(self.chat_key(code), 0, -1)
+        return [_raw(line) for line in lines]
 
     # ------------------------------------------------------------ leases
 
@@ -329,7 +377,11 @@ class RedisStore:
     async def delete(self, code: str) -> None:
         async with _backend("delete"):
             await self._client.delete(
-                self.room_key(code), self.log_key(code), self.lease_key(code), self.fence_key(code)
+                self.room_key(code),
+                self.log_key(code),
+                self.chat_key(code),
+                self.lease_key(code),
+                self.fence_key(code),
             )
 
     async def ping(self) -> bool:

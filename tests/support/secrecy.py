@@ -1,16 +1,22 @@
-"""What the secrecy tests share: finding cards in a frame, and the states behind a log."""
+"""What the secrecy tests share: finding cards in a frame, the states behind a log, and
+the checks of hand records and server seeds."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
+import httpx
 import orjson
 
 from schmier import engine
+from schmier.rooms.record import RoomRecord
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
 ROOM_SEAT_FIELDS = ("name", "kind", "connected")
+ROOM_FIELDS = ("code", "next_deal", "deal")
+"""What the server adds to the engine's view: the room's code and the deal commitments."""
 
 
 def cards_in(value: Any) -> set[str]:
@@ -30,7 +36,7 @@ def cards_in(value: Any) -> set[str]:
 
 def engine_part(view: dict[str, Any]) -> dict[str, Any]:
     """The view without the fields the server adds to the engine's."""
-    out = {k: v for k, v in view.items() if k != "code"}
+    out = {k: v for k, v in view.items() if k not in ROOM_FIELDS}
     out["seats"] = [
         {k: v for k, v in s.items() if k not in ROOM_SEAT_FIELDS} for s in view["seats"]
     ]
@@ -46,3 +52,136 @@ def states_of(variant: str, rules: dict[str, Any], dealer: int, log: list[bytes]
         state = engine.apply(state, entry["seat"], entry["action"])
         states.append(state)
     return states
+
+
+# ------------------------------------------------------------------ records and seeds
+
+IN_PLAY = ("bidding", "trump", "discard", "call", "play")
+
+
+def seeds_of(log: list[bytes], final: RoomRecord) -> dict[str, str]:
+    """Every server seed of the room, by commitment: each deal's (from the log) and the
+    one of the deck not dealt yet (from the stored snapshot)."""
+    seeds = {}
+    for raw in log:
+        deal = orjson.loads(raw).get("deal")
+        if deal is not None:
+            seeds[deal["commitment"]] = deal["server_seed"]
+    assert final.next_deal is not None
+    seeds[final.next_deal.commitment] = final.next_deal.server_seed
+    return seeds
+
+
+def no_seed_in_frames(frames: list[dict[str, Any]], seeds: dict[str, str]) -> None:
+    """No frame of any kind ever carries a server seed (views show commitments only)."""
+    for frame in frames:
+        text = orjson.dumps(frame).decode()
+        for seed in seeds.values():
+            assert seed not in text, f"a {frame['type']} frame holds a server seed"
+        if frame["type"] == "state":
+            view = frame["view"]
+            assert set(view["next_deal"] or {}) <= {"commitment"}
+            assert set(view["deal"] or {}) <= {"commitment"}
+
+
+class RecordPoller:
+    """Asks for the room's hands, every record (and the numbers past them) and its
+    history all game long, reading the stored room just before and after each round.
+
+    A hand in play at both reads was in play throughout the round (each deal has a
+    commitment of its own), so nothing answered may belong to it: no record with its
+    commitment, not its seed, no record past the finished ones. The deck committed at the
+    first read and still not dealt at the second must not show its seed either. Every
+    record answered is kept, to be compared with the final records (a record of a hand is
+    the same whenever it is asked for).
+    """
+
+    def __init__(self, server: Any, code: str) -> None:
+        self.server = server
+        self.code = code
+        self.records: list[dict[str, Any]] = []
+        self.rounds = 0
+        self.live_rounds = 0
+
+    async def _stored(self) -> tuple[RoomRecord, list[bytes]]:
+        store = self.server.app.state.rooms.store
+        stored = await store.load(self.code)
+        assert stored is not None
+        return RoomRecord.from_bytes(stored.snapshot), await store.read_log(self.code)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Rounds until `stop`, racing the game."""
+        while not stop.is_set():
+            await self.round()
+            await asyncio.sleep(0.01)
+
+    async def round(self) -> None:
+        """One round of questions (a player about to act asks one too: the game waits
+        for that player, so the hand in play stays in play throughout)."""
+        base = f"/api/rooms/{self.code}"
+        async with httpx.AsyncClient(base_url=self.server.base_url) as http:
+            before, _ = await self._stored()
+            answers: list[tuple[int, httpx.Response]] = []
+            listed = await http.get(f"{base}/hands")
+            assert listed.status_code == 200, listed.text
+            count = len(listed.json())
+            for n in range(1, count + 3):
+                answers.append((n, await http.get(f"{base}/hands/{n}")))
+            history = await http.get(f"{base}/history")
+            assert history.status_code == 200, history.text
+            after, log = await self._stored()
+        self._check(before, after, log, count, [listed, history], answers)
+
+    async def now_and_then(self, view: dict[str, Any]) -> None:
+        """A `Player.before_act` hook: a round before every fifth action."""
+        self._acts = getattr(self, "_acts", 0) + 1
+        if self._acts % 5 == 0:
+            await self.round()
+
+    def _check(
+        self,
+        before: RoomRecord,
+        after: RoomRecord,
+        log: list[bytes],
+        count: int,
+        lists: list[httpx.Response],
+        answers: list[tuple[int, httpx.Response]],
+    ) -> None:
+        self.rounds += 1
+        text = "".join(r.text for r in lists) + "".join(r.text for _, r in answers)
+        for n, answer in answers:
+            if n <= count:
+                assert answer.status_code == 200, (n, answer.text)
+            if answer.status_code == 200:
+                record = answer.json()
+                assert record["n"] == n
+                self.records.append(record)
+            else:
+                assert answer.status_code == 404, answer.text
+                assert not cards_in(answer.json()), answer.text
+        pending = before.next_deal
+        assert pending is not None and after.next_deal is not None
+        if after.next_deal.commitment == pending.commitment:
+            assert pending.server_seed not in text, "the seed of an undealt deck was answered"
+        live = (
+            before.dealt is not None
+            and before.dealt == after.dealt
+            and before.phase in IN_PLAY
+            and after.phase in IN_PLAY
+        )
+        if not live:
+            return
+        self.live_rounds += 1
+        seed = seeds_of(log, after)[before.dealt]
+        assert seed not in text, "the seed of the hand in play was answered"
+        for n, answer in answers:
+            if n > count:
+                assert answer.status_code == 404, f"hand {n} answered while in play"
+            if answer.status_code == 200:
+                assert answer.json()["deal"]["commitment"] != before.dealt
+
+    def check_against(self, final: list[dict[str, Any]]) -> None:
+        """Every record answered during the game is the final record of that hand."""
+        by_number = {r["n"]: r for r in final}
+        for record in self.records:
+            assert by_number[record["n"]] == record

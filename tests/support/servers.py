@@ -257,6 +257,11 @@ class Client:
         self.state: dict[str, Any] | None = None
         self._queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.close_code: int | None = None
+        self.history: list[dict[str, Any]] | None = None
+        """The lines of the `chat_history` frame that followed the first state."""
+        self.on_state: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        """Called with every state frame as it arrives, before anyone waiting sees it (a
+        test sends entropy from here, say)."""
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -283,6 +288,8 @@ class Client:
                 self.frames.append(frame)
                 if frame["type"] == "state":
                     self.state = frame
+                    if self.on_state is not None:
+                        await self.on_state(frame)
                 await self._queue.put(frame)
         except websockets.ConnectionClosed:
             pass
@@ -306,9 +313,18 @@ class Client:
         return frame
 
     async def hello(self, token: str | None = None) -> dict[str, Any]:
-        """Say hello (with a token to sit, without to watch); the first state frame."""
+        """Say hello (with a token to sit, without to watch); the first state frame.
+
+        The room's kept chat comes right after it, as one `chat_history` frame (the
+        protocol's promise, checked here for every socket a test opens); it is read too,
+        and kept in `history`.
+        """
         await self.send({"type": "hello", "token": token} if token else {"type": "hello"})
-        return await self.next_state()
+        state = await self.next_state()
+        following = await self.recv()
+        assert following["type"] == "chat_history", f"no chat history after the state: {following}"
+        self.history = following["lines"]
+        return state
 
     async def next_state(self, timeout: float = 10) -> dict[str, Any]:
         """The next state frame (chat frames are skipped; an error fails the test)."""
@@ -380,12 +396,20 @@ class Player:
     `errors_ok`.
     """
 
-    def __init__(self, client: Client, rng: random.Random, errors_ok: bool = False) -> None:
+    def __init__(
+        self,
+        client: Client,
+        rng: random.Random,
+        errors_ok: bool = False,
+        before_act: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+    ) -> None:
         self.client = client
         self.rng = rng
         self.errors: list[dict[str, Any]] = []
         self.errors_ok = errors_ok
         self.actions = 0
+        self.before_act = before_act
+        """Called with the view before each action (the game waits for this seat then)."""
 
     def choose(self, legal: list[dict[str, Any]]) -> dict[str, Any]:
         """Any legal action, but in the bidding only a pass or the lowest bid.
@@ -416,6 +440,8 @@ class Player:
                 return current
             legal = view["legal"]
             if legal and legal != acted_on and view["phase"] not in ("lobby", "game_over"):
+                if self.before_act is not None:
+                    await self.before_act(view)
                 await client.send(self.choose(legal))
                 self.actions += 1
                 acted_on = legal

@@ -1,0 +1,144 @@
+"""The answers of the room's record: finished hands (`GET /api/rooms/{code}/hands`,
+`GET /api/rooms/{code}/hands/{n}`) and the room's history (`GET /api/rooms/{code}/history`).
+
+Documented here for the JSON Schema and the OpenAPI document; the server builds them as
+plain dicts (`schmier.rooms.records`, `schmier.rooms.history`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from schmier.protocol.vocabulary import Card, Hex64, SeatKind, Variant
+
+
+class _Out(BaseModel):
+    """Answers may grow new fields."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class HandSummary(_Out):
+    """One finished hand in the list of the room's hands."""
+
+    n: int
+    """The hand's number, from 1, across the room's games (a hand everybody passed is not
+    counted)."""
+    game: int
+    """The game it belongs to, from 1 (a rematch starts the next)."""
+    dealer: int
+    bidder: int
+    bid: int
+    made: bool
+    deltas: list[int]
+
+
+class RecordSeat(_Out):
+    """Who sat where when the hand was dealt."""
+
+    seat: int
+    name: str | None
+    kind: SeatKind
+
+
+class RevealedDeal(_Out):
+    """Everything needed to check the deck (docs/fairness.md)."""
+
+    commitment: Hex64 | None
+    """Shown as `next_deal.commitment` before the deal (None: a hand dealt by a server
+    from before provably fair deals)."""
+    server_seed: Hex64 | None
+    entropy: list[str | None]
+    """Each seat's entropy that went into the deck (None: that seat sent none)."""
+    deck: list[Card]
+
+
+class LoggedAction(_Out):
+    """One action of the hand, as the seat sent it (discards with their cards)."""
+
+    seat: int
+    action: dict[str, Any]
+
+
+class HandRecord(_Out):
+    """The whole record of one finished hand."""
+
+    n: int
+    game: int
+    variant: Variant
+    rules: dict[str, Any]
+    dealer: int
+    seats: list[RecordSeat]
+    deal: RevealedDeal
+    hands: list[list[Card]]
+    """Each seat's six cards, in the order they were dealt."""
+    actions: list[LoggedAction]
+    result: dict[str, Any]
+    """The view's `last_hand` object of this hand."""
+    teams: list[list[int]]
+    stock: list[Card]
+    """The rest of the deck after the deal, top first (the stock, or the undealt cards)."""
+    scores: list[int]
+    """The game's scores once this hand was scored (one per entry of `teams`)."""
+    winners: list[int] | None
+    """When this hand ended the game: the indexes into `teams` that won."""
+
+
+class SheetHand(_Out):
+    """One line of a game's score sheet."""
+
+    n: int
+    dealer: int
+    bidder: int
+    bid: int
+    made: bool
+    deltas: list[int]
+    scores: list[int]
+    """The running scores after this hand."""
+    sides: list[list[int]]
+    points: dict[str, int | None]
+    """Which side (an index into `sides`) took each point."""
+    by: dict[str, int | None]
+    """Which seat earned each point (None for `game`, which a side wins)."""
+
+
+class GameSheet(_Out):
+    """One game of the room: its score sheet."""
+
+    game: int
+    seats: list[RecordSeat]
+    """The seating of its first finished hand (empty before any hand is finished)."""
+    hands: list[SheetHand]
+    scores: list[int]
+    """The scores after its last finished hand."""
+    over: bool
+    winners: list[int] | None
+
+
+class PlayerStats(_Out):
+    """What one player name did across the room's games (finished hands only)."""
+
+    name: str
+    hands: int
+    """Finished hands this name sat in."""
+    bids: int
+    """Hands it won the bidding in."""
+    made: int
+    set: int
+    points: dict[str, int]
+    """Per point: hands in which this player's side took it."""
+    earned: dict[str, int]
+    """Per point: hands in which this player earned it personally (played high or low,
+    won the trick holding a jack or joker); `game` is only ever a side's."""
+
+
+class RoomHistory(_Out):
+    """The room's games, their score sheets and its players' statistics."""
+
+    code: str
+    variant: Variant
+    teams: list[list[int]]
+    games: list[GameSheet]
+    players: list[PlayerStats]

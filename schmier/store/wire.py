@@ -122,6 +122,13 @@ class _Protocol(asyncio.Protocol):
                 if not future.done():
                     future.set_exception(error)
 
+    def usable(self) -> bool:
+        """Whether commands may still go out here. A transport that is closing counts as
+        lost already: its `connection_lost` runs only on a later turn of the loop (when,
+        differs between Python versions), and a command sent meanwhile would fail."""
+        transport = self.transport
+        return self.lost is None and transport is not None and not transport.is_closing()
+
     def send(self, data: bytes) -> asyncio.Future[Any]:
         """Queue a command; every command made in this turn of the loop goes out in one
         write at its end (a write is a system call, and under load many rooms commit in
@@ -170,7 +177,7 @@ class RedisWire:
         data = _encode(args)
         protocol = self._protocol
         stale = self._loop is not asyncio.get_running_loop()
-        if protocol is None or protocol.lost is not None or stale:
+        if protocol is None or not protocol.usable() or stale:
             protocol = await self._connect()
         return await protocol.send(data)
 

@@ -248,11 +248,13 @@ def test_language_follows_the_browser_and_the_picker_is_remembered(
     server = server_factory()
     page = pages(locale="bg-BG")
     page.goto(server.base_url + "/")
+    page.wait_for_selector('button[data-action="create"]')
     assert page.get_attribute("html", "lang") == "bg"
     assert page.text_content('button[data-action="create"]') == "Създай стая"
     page.select_option("#lang", "ja")
     page.wait_for_selector('button[data-action="create"]:text-is("部屋を作る")')
     page.reload()
+    page.wait_for_selector('button[data-action="create"]:text-is("部屋を作る")')
     assert page.get_attribute("html", "lang") == "ja"
     create_room(page, server, "schmier5")
     page.fill("#name", "Aiko")

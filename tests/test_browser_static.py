@@ -7,6 +7,7 @@ translation fails even where no test clicks.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -37,7 +38,7 @@ def test_the_page_has_nothing_inline_and_nothing_from_elsewhere() -> None:
     assert not re.search(r"<style", html), "inline stylesheet"
     assert not re.search(r"\sstyle=", html), "style attribute"
     assert not re.search(r"\son\w+=", html), "event handler attribute"
-    for path in [WEB / "index.html", WEB / "style.css", *SCRIPTS]:
+    for path in [WEB / "index.html", WEB / "style.css", *SCRIPTS, *sorted(WEB.glob("i18n/*.json"))]:
         text = path.read_text(encoding="utf-8")
         outside = re.findall(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}[/\w.-]*", text)
         allowed = {"//www.w3.org/2000/svg", "http://www.w3.org/2000/svg"}
@@ -45,28 +46,74 @@ def test_the_page_has_nothing_inline_and_nothing_from_elsewhere() -> None:
         assert "@import" not in text
 
 
-def language_tables() -> dict[str, set[str]]:
-    """The keys of each language's table in i18n.js."""
+PLURAL_CATEGORIES = {
+    "en": {"one", "other"},
+    "ms": {"other"},
+    "bg": {"one", "other"},
+    "ja": {"other"},
+    "ko": {"other"},
+}
+"""CLDR's cardinal plural categories of each language, as `Intl.PluralRules` has them
+(tests/test_browser_i18n.py checks this table against Chromium's own)."""
+PLURAL_SUFFIX = re.compile(r"_(zero|one|two|few|many|other)$")
+
+
+def catalogue(lang: str) -> dict[str, str]:
+    """One language's message catalogue (i18next JSON v4, flat keys)."""
+    data = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict) and all(isinstance(v, str) for v in data.values()), lang
+    return data
+
+
+def catalogues() -> dict[str, dict[str, str]]:
+    return {lang: catalogue(lang) for lang in LANGUAGES}
+
+
+def base_keys(keys: set[str] | dict[str, str]) -> tuple[set[str], set[str]]:
+    """(plain keys, plural keys without their suffix) of a catalogue."""
+    plain = {k for k in keys if not PLURAL_SUFFIX.search(k)}
+    plural = {PLURAL_SUFFIX.sub("", k) for k in keys if PLURAL_SUFFIX.search(k)}
+    return plain, plural
+
+
+def test_the_language_list_names_every_catalogue() -> None:
+    names = json.loads((WEB / "i18n" / "languages.json").read_text(encoding="utf-8"))
+    assert list(names) == LANGUAGES
+    files = sorted(p.stem for p in (WEB / "i18n").glob("*.json") if p.stem != "languages")
+    assert files == sorted(LANGUAGES)
+
+
+def test_every_language_has_every_text_and_every_plural_form() -> None:
+    tables = catalogues()
+    english_plain, english_plural = base_keys(tables["en"])
+    assert len(english_plain) > 100 and english_plural
+    assert not english_plain & english_plural, "a key both plain and plural"
+    for lang, table in tables.items():
+        plain, plural = base_keys(table)
+        assert plain == english_plain, (lang, english_plain - plain, plain - english_plain)
+        assert plural == english_plural, (lang, english_plural ^ plural)
+        for key in plural:
+            forms = {k.rsplit("_", 1)[1] for k in table if PLURAL_SUFFIX.sub("", k) == key}
+            assert forms == PLURAL_CATEGORIES[lang], (lang, key, forms)
+        for key, text in table.items():
+            assert text.strip(), (lang, key)
+            # The same placeholders as English (a plural form may leave out `count`).
+            english = tables["en"].get(key) or tables["en"][PLURAL_SUFFIX.sub("", key) + "_other"]
+            wanted = set(re.findall(r"\{\{(\w+)\}\}", english))
+            found = set(re.findall(r"\{\{(\w+)\}\}", text))
+            assert found <= wanted and wanted - found <= {"count"}, (lang, key, text)
+            assert not re.search(r"(?<!\{)\{\w+\}(?!\})", text), (lang, key, "single braces")
+
+
+def test_no_message_lives_in_a_script() -> None:
+    """The catalogues are the only home of the words: i18n.js holds no table."""
     text = source("i18n.js")
-    tables: dict[str, set[str]] = {}
-    for lang in LANGUAGES:
-        block = re.search(rf"^const {lang} = \{{\n(.*?)^\}};", text, re.S | re.M)
-        assert block, f"no table for {lang}"
-        keys = re.findall(r'^  (?:"([^"]+)"|(\w+)):', block.group(1), re.M)
-        tables[lang] = {quoted or bare for quoted, bare in keys}
-    return tables
-
-
-def test_every_language_has_every_text() -> None:
-    tables = language_tables()
-    english = tables["en"]
-    assert len(english) > 100
-    for lang, keys in tables.items():
-        assert keys == english, (lang, english - keys, keys - english)
+    assert "card.joker" not in text and "Spades" not in text
 
 
 def test_every_text_the_scripts_ask_for_exists() -> None:
-    english = language_tables()["en"]
+    plain, plural = base_keys(catalogue("en"))
+    english = plain | plural
     used: set[str] = set()
     for path in SCRIPTS:
         used |= set(re.findall(r"""\bt\(\s*["']([^"']+)["']""", path.read_text("utf-8")))

@@ -5,7 +5,7 @@
 // function returns the panel's parts; `renderActions` adds the "waiting for …" line and
 // hides the panel when it is empty.
 
-import { t } from "./i18n.js";
+import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { SUITS, SUIT_SYMBOL, cardName, cardShort, isJoker, plainRank } from "./cards.js";
 import { legalOf, room, seatInfo, seatName, send, teamLabel, teamLetter } from "./state.js";
@@ -64,7 +64,7 @@ function bidsMade(v) {
     bids.length === 0
       ? h("span", { class: "muted" }, t("bid.none_yet"))
       : bids.map((b) =>
-          h("span", { class: "bid-entry" }, `${seatName(b.seat)}: `, b.amount === null ? t("bid.pass") : String(b.amount)),
+          h("span", { class: "bid-entry" }, `${seatName(b.seat)}: `, b.amount === null ? t("bid.pass") : num(b.amount)),
         ),
   );
 }
@@ -107,7 +107,7 @@ function lobbyPanel(v) {
       "div",
       { class: "lobby" },
       h("h2", { class: "panel-title" }, t("lobby.title")),
-      empty ? h("p", { class: "muted" }, t("lobby.need", { n: empty })) : null,
+      empty ? h("p", { class: "muted" }, t("lobby.need", { count: empty })) : null,
       buttons.length ? h("div", { class: "button-row lobby-buttons" }, buttons) : null,
       h("div", { class: "lobby-teams" }, teams),
     ),
@@ -121,7 +121,7 @@ function lobbySeat(v, seat, addBots, removeBots) {
   return h(
     "div",
     { class: "lobby-seat", dataset: { seat: String(seat) } },
-    h("span", { class: "lobby-seat-no" }, String(seat + 1)),
+    h("span", { class: "lobby-seat-no" }, num(seat + 1)),
     h(
       "span",
       { class: `lobby-seat-name${s.kind === "empty" ? " muted" : ""}` },
@@ -143,7 +143,7 @@ function biddingPanel(v) {
     parts.push(
       row(
         bids.map((b) =>
-          actionButton(b, String(b.amount), { class: "primary bid-button", "aria-label": t("bid.aria", { n: b.amount }) }),
+          actionButton(b, num(b.amount), { class: "primary bid-button", "aria-label": t("bid.aria", { n: b.amount }) }),
         ),
         pass ? actionButton(pass, t("bid.pass"), { class: "secondary" }) : null,
       ),
@@ -179,8 +179,8 @@ function discardPanel(v) {
   if (!d) return parts;
   const n = room.selected.size;
   const ok = n >= d.min && n <= d.max;
-  parts.push(title(d.min === d.max ? t("discard.exact", { n: d.min }) : t("discard.range", { min: d.min, max: d.max })));
-  parts.push(h("p", { class: "muted" }, t("discard.help", { n })));
+  parts.push(title(d.min === d.max ? t("discard.exact", { count: d.min }) : t("discard.range", { min: d.min, count: d.max })));
+  parts.push(h("p", { class: "muted" }, t("discard.help", { count: n })));
   const discard = () => {
     const cards = [...room.selected];
     if (cards.length >= d.min && cards.length <= d.max) send({ type: "discard", cards });
@@ -190,7 +190,7 @@ function discardPanel(v) {
       h(
         "button",
         { type: "button", class: "primary", disabled: !ok, dataset: { action: "discard" }, onclick: discard },
-        n === 0 && d.min === 0 ? t("discard.none") : t("discard.do", { n }),
+        n === 0 && d.min === 0 ? t("discard.none") : t("discard.do", { count: n }),
       ),
     ),
   );

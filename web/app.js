@@ -13,20 +13,23 @@
 //   actions.js  the action panel, per phase    hand.js     the hand
 //   summary.js  hand summary, score sheet      side.js     join, invite, chat, leave
 //   net.js      HTTP, tokens, the socket       cards.js    naming, sorting, drawing cards
-//   i18n.js     every visible word
+//   i18n.js     the message catalogues (web/i18n/*.json), plurals, numbers
 
-import { currentLanguage, t } from "./i18n.js";
+import { loadLanguages, t } from "./i18n.js";
 import { loadGames } from "./games.js";
 import { LANGUAGE_EVENT, messagePage } from "./page.js";
 import { showHome } from "./home.js";
 import { openRoom, room } from "./state.js";
 import { showRoom } from "./render.js";
 
+let languagesLoaded = null;
+
 async function start() {
-  document.documentElement.lang = currentLanguage();
   try {
-    await loadGames();
+    languagesLoaded = languagesLoaded || loadLanguages();
+    await Promise.all([languagesLoaded, loadGames()]);
   } catch {
+    languagesLoaded = null;
     messagePage(t("err.network"));
     return;
   }

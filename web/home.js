@@ -1,7 +1,7 @@
 // The home page: the form that creates a room (the game list and its house rules, both
 // built from the rule books' `rules`), and the form that opens a room by its code.
 
-import { t } from "./i18n.js";
+import { num, t } from "./i18n.js";
 import { h } from "./dom.js";
 import { shell } from "./page.js";
 import { api } from "./net.js";
@@ -67,7 +67,7 @@ function createForm(books) {
             location.assign(`/r/${encodeURIComponent(res.data.code)}`);
             return;
           }
-          status.textContent = res.status === 429 ? t("err.too_many") : t("err.bad_rules");
+          status.textContent = res.status === 429 ? t("err.too_many_attempts") : t("err.bad_rules");
         } catch {
           status.textContent = t("err.network");
         }
@@ -125,7 +125,7 @@ function ruleField(spec, values) {
     control = h(
       "select",
       { id: name, name, onchange: () => (values[name] = Number(control.value)) },
-      range.map((k) => h("option", { value: String(k), selected: k === value }, String(k))),
+      range.map((k) => h("option", { value: String(k), selected: k === value }, num(k))),
     );
   } else {
     control = h("input", {

@@ -5,7 +5,7 @@
 // Choosing a language only stores it and announces LANGUAGE_EVENT on `window`;
 // app.js redraws the current screen in the new language.
 
-import { LANGUAGES, currentLanguage, setLanguage, t } from "./i18n.js";
+import { currentLanguage, languages, setLanguage, t } from "./i18n.js";
 import { $, h } from "./dom.js";
 
 export const LANGUAGE_EVENT = "schmier:language";
@@ -17,12 +17,16 @@ export function shell(...main) {
     {
       id: "lang",
       "aria-label": t("language"),
-      onchange: (ev) => {
-        setLanguage(ev.target.value);
+      onchange: async (ev) => {
+        try {
+          await setLanguage(ev.target.value);
+        } catch {
+          return; // the catalogue cannot be fetched: stay in the current language
+        }
         window.dispatchEvent(new Event(LANGUAGE_EVENT));
       },
     },
-    LANGUAGES.map(([code, label]) =>
+    languages().map(([code, label]) =>
       h("option", { value: code, selected: code === currentLanguage() }, label),
     ),
   );

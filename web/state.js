@@ -281,6 +281,6 @@ export async function joinSeat(name, seat) {
     room.conn.reopen(res.data.token);
     return;
   }
-  const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many" };
+  const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many_attempts" };
   joinFailed(t(reasons[res.status] || "err.network"));
 }

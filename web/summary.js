@@ -2,13 +2,9 @@
 // totals; the bid, made or set; the score changes) and the score sheet (one row a hand,
 // from the room state's sheet, kept across reloads by state.js).
 
-import { t } from "./i18n.js";
+import { num, signed, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { room, seatName, sideLabel, teamLabel, teamLetter } from "./state.js";
-
-function signed(n) {
-  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
-}
 
 /** The points of `last` in the order the game reports them (any the book omits last). */
 function pointNames(last) {
@@ -40,14 +36,14 @@ export function renderSummary() {
   el.hidden = false;
   // Open by itself when the hand has just ended; folded once the next hand is dealt.
   const recent = ["hand_over", "game_over"].includes(v.phase);
-  const totals = (last.game_totals || []).map((n, i) => `${sideLabel(last.sides[i])}: ${n}`).join(" · ");
+  const totals = (last.game_totals || []).map((n, i) => `${sideLabel(last.sides[i])}: ${num(n)}`).join(" · ");
   const deltas = (last.deltas || []).map((d, i) =>
     h(
       "li",
       { class: d < 0 ? "neg" : d > 0 ? "pos" : "" },
       `${teamLabel(i)}: `,
       h("strong", {}, signed(d)),
-      ` → ${v.scores[i]}`,
+      ` → ${num(v.scores[i])}`,
     ),
   );
   fill(
@@ -94,15 +90,15 @@ export function renderSheet() {
     h(
       "tr",
       {},
-      h("td", {}, String(k + 1)),
-      h("td", {}, `${e.bidderName} ${e.bid} `, h("span", { class: e.made ? "made" : "set" }, e.made ? "✓" : "✗")),
+      h("td", {}, num(k + 1)),
+      h("td", {}, `${e.bidderName} ${num(e.bid)} `, h("span", { class: e.made ? "made" : "set" }, e.made ? "✓" : "✗")),
       (e.deltas || []).map((d, i) =>
         h(
           "td",
           { class: "num" },
           h("span", { class: d < 0 ? "neg" : "" }, signed(d)),
           h("br"),
-          h("small", {}, String(e.scores ? e.scores[i] : "")),
+          h("small", {}, e.scores ? num(e.scores[i]) : ""),
         ),
       ),
     ),

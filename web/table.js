@@ -1,7 +1,7 @@
 // The table: the top bar's game name and trump chip, the scoreboard, and the felt with
 // the seats around it (name, badges, bid, card count) and the cards of the trick.
 
-import { t } from "./i18n.js";
+import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { SUIT_SYMBOL, cardFace, cardName, cardShort } from "./cards.js";
 import { gameLabel } from "./games.js";
@@ -52,7 +52,7 @@ export function renderScoreboard() {
         { class: `score team-${i}${mine}${winner}`, dataset: { team: String(i) } },
         letter ? h("span", { class: "team-letter" }, letter) : null,
         h("span", { class: "score-names" }, teamLabel(i)),
-        h("strong", { class: "score-value" }, String(v.scores[i])),
+        h("strong", { class: "score-value" }, num(v.scores[i])),
       );
     }),
   );
@@ -130,7 +130,7 @@ function seatChip(v, s) {
       s.kind === "bot" ? h("span", { class: "badge bot" }, t("seat.bot")) : null,
       s.kind === "human" && !s.connected ? h("span", { class: "badge away" }, t("seat.away")) : null,
       v.phase !== "lobby"
-        ? h("span", { class: "count", title: t("seat.cards", { n: s.cards }) }, `▮${s.cards}`)
+        ? h("span", { class: "count", title: t("seat.cards", { count: s.cards }) }, `▮${num(s.cards)}`)
         : null,
       seatBidBadge(v, s.seat),
       v.partner === s.seat ? h("span", { class: "badge partner" }, t("seat.partner")) : null,
@@ -156,7 +156,7 @@ function seatDescription(v, s) {
   if (s.kind === "human" && !s.connected) parts.push(t("seat.away"));
   if (s.seat === v.dealer) parts.push(t("seat.dealer"));
   if ((v.turn || []).includes(s.seat)) parts.push(t("seat.turn"));
-  if (v.phase !== "lobby") parts.push(t("seat.cards", { n: s.cards }));
+  if (v.phase !== "lobby") parts.push(t("seat.cards", { count: s.cards }));
   return parts.join(", ");
 }
 

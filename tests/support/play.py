@@ -1,0 +1,226 @@
+"""Playing at a table in the browser, for the browser tests: make a room, sit, let the
+page's clicks (or keys) drive the game, and hold every step against the state frame the
+page received (`check_contract`): the hand on screen is the view's hand, the enabled
+cards are the legal ones, the enabled action buttons exactly the legal actions.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tests.support.browsers import Table, screenshot
+from tests.support.servers import RunningServer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+PROTOCOL_ACTIONS = {"bid", "pass", "trump", "call", "add_bot", "remove_bot", "start", "rematch"}
+RANKS = {
+    "A": "Ace",
+    "K": "King",
+    "Q": "Queen",
+    "J": "Jack",
+    "T": "Ten",
+    "9": "Nine",
+    "8": "Eight",
+    "7": "Seven",
+    "6": "Six",
+    "5": "Five",
+    "4": "Four",
+    "3": "Three",
+    "2": "Two",
+}
+SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+def create_room(page: Page, server: RunningServer, variant: str, target: int = 5) -> str:
+    """Create a room through the home page's form; the room's code."""
+    page.goto(server.base_url + "/")
+    page.check(f'input[name="variant"][value="{variant}"]')
+    page.fill("#target", str(target))
+    page.click('button[data-action="create"]')
+    page.wait_for_url(re.compile(r"/r/[^/]+$"))
+    page.wait_for_selector("body[data-seq]")
+    return page.url.rsplit("/r/", 1)[1]
+
+
+def sit(page: Page, name: str, seat: int) -> None:
+    """Type a name, take a seat, and wait until the page shows us seated there."""
+    page.fill("#name", name)
+    page.click(f'button[data-action="join"][data-seat="{seat}"]')
+    page.wait_for_selector(f'.seat.me[data-seat="{seat}"]')
+
+
+def fill_and_start(page: Page) -> None:
+    """Fill every empty seat with a bot, then start."""
+    page.click('button[data-action="fill_bots"]')
+    page.click('button[data-action="start"]')
+    page.wait_for_selector("body[data-phase]:not([data-phase='lobby'])")
+
+
+def action_key(entry: dict[str, Any]) -> tuple[str, str, str, str, str]:
+    """A legal action and a button's data attributes, made comparable."""
+    kind = entry.get("type") or entry.get("action") or ""
+
+    def text(name: str) -> str:
+        value = entry.get(name)
+        return "" if value is None else str(value)
+
+    return (kind, text("amount"), text("suit"), text("card"), text("seat"))
+
+
+def card_name(card: str) -> str:
+    """The English accessible name the page must give a card."""
+    if card.startswith("X"):
+        return "Joker"
+    return f"{RANKS[card[0]]} of {SUITS[card[1]]}"
+
+
+def check_contract(shot: dict[str, Any], view: dict[str, Any]) -> None:
+    """What the page offers is exactly what the server's view allows, no more, no less."""
+    hand = sorted(button["card"] for button in shot["hand"])
+    assert hand == sorted(view["hand"]), (hand, view["hand"])
+    for button in shot["hand"]:
+        assert button["label"] == card_name(button["card"])
+    seated = view["you"] is not None
+    assert any(b.get("action") == "leave" for b in shot["actions"]) == seated
+    legal = view["legal"]
+    plays = {a["card"] for a in legal if a["type"] == "play"}
+    discard = next((a for a in legal if a["type"] == "discard"), None)
+    expected = plays or (set(discard["from"]) if discard else set())
+    enabled = {b["card"] for b in shot["hand"] if not b["disabled"]}
+    assert enabled == expected, (view["phase"], enabled, expected)
+    offered = {
+        action_key(b)
+        for b in shot["actions"]
+        if b.get("action") in PROTOCOL_ACTIONS and not b["disabled"]
+    }
+    wanted = {action_key(a) for a in legal if a["type"] in PROTOCOL_ACTIONS}
+    assert offered == wanted, (view["phase"], offered, wanted)
+    discard_buttons = [b for b in shot["actions"] if b.get("action") == "discard"]
+    assert len(discard_buttons) == (1 if discard else 0)
+
+
+def act(table: Table, view: dict[str, Any], keyboard: bool = False) -> bool:
+    """Make one move by clicking (or Tab-free keyboard: focus, Enter); whether we moved."""
+    page = table.page
+    legal = view["legal"]
+
+    def press(selector: str) -> None:
+        if keyboard:
+            page.focus(selector)
+            page.keyboard.press("Enter")
+        else:
+            page.click(selector)
+
+    kinds = {a["type"] for a in legal}
+    if "bid" in kinds or "pass" in kinds:
+        bids = sorted(a["amount"] for a in legal if a["type"] == "bid")
+        # The lowest bid makes this player the bidder often, so that the trump, discard
+        # and call panels get clicked too.
+        if bids:
+            press(f'button[data-action="bid"][data-amount="{bids[0]}"]')
+        else:
+            press('button[data-action="pass"]')
+    elif "trump" in kinds:
+        suit = next(a["suit"] for a in legal if a["type"] == "trump")
+        press(f'button[data-action="trump"][data-suit="{suit}"]')
+    elif "discard" in kinds:
+        template = next(a for a in legal if a["type"] == "discard")
+        button = page.locator('button[data-action="discard"]')
+        assert button.is_enabled() == (template["min"] == 0)
+        count = max(template["min"], min(1, template["max"]))
+        for card in template["from"][:count]:
+            press(f'#hand button[data-card="{card}"]')
+            assert page.get_attribute(f'#hand button[data-card="{card}"]', "aria-pressed") == "true"
+        assert button.is_enabled()
+        press('button[data-action="discard"]')
+    elif "call" in kinds:
+        cards = [a["card"] for a in legal if a["type"] == "call" and a["card"]]
+        if cards:
+            press(f'button[data-action="call"][data-card="{cards[0]}"]')
+        else:
+            press('button[data-action="call"]:not([data-card])')
+    elif "play" in kinds:
+        card = next(a["card"] for a in legal if a["type"] == "play")
+        press(f'#hand button[data-card="{card}"]')
+    else:
+        return False
+    return True
+
+
+Hook = Callable[[Table, dict[str, Any], dict[str, Any]], None]
+
+
+def drive(
+    table: Table,
+    done: Callable[[dict[str, Any]], bool],
+    *,
+    hook: Hook | None = None,
+    limit: float = 120,
+    keyboard: bool = False,
+) -> dict[str, Any]:
+    """Play by clicking until `done(view)`; every step is checked against its view."""
+    deadline = time.monotonic() + limit
+    while True:
+        shot, view = table.synced()
+        check_contract(shot, view)
+        if hook:
+            hook(table, shot, view)
+        if done(view):
+            return view
+        assert time.monotonic() < deadline, f"no end in sight (phase {view['phase']})"
+        acted = act(table, view, keyboard)
+        try:
+            table.wait_change(shot["seq"])
+        except Exception as exc:
+            where = f"{view['phase']} (acted {acted}, legal {view['legal']})"
+            raise AssertionError(f"stuck in {where}") from exc
+
+
+class Shots:
+    """Takes each named screenshot once, the first time its moment comes."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.taken: set[str] = set()
+
+    def __call__(self, table: Table, shot: dict[str, Any], view: dict[str, Any]) -> None:
+        kinds = {a["type"] for a in view["legal"]}
+        moment = None
+        if "bid" in kinds:
+            moment = "bidding"
+        elif "play" in kinds and view["trick"]:
+            moment = "play"
+        elif view["last_hand"] and view["phase"] in ("hand_over", "game_over"):
+            moment = "hand-summary"
+        if moment and moment not in self.taken:
+            self.taken.add(moment)
+            at = "#hand-summary" if moment == "hand-summary" else None
+            screenshot(table.page, f"{self.prefix}-{moment}", at=at)
+
+
+def check_fits(page: Page) -> None:
+    """No sideways scrolling, and every visible control lies within the screen's width."""
+    report = page.evaluate(
+        """() => {
+          const width = window.innerWidth;
+          const outside = [...document.querySelectorAll('button, input, select, a, summary')]
+            .filter((e) => e.offsetParent !== null)
+            .filter((e) => {
+              const r = e.getBoundingClientRect();
+              return r.left < -0.5 || r.right > width + 0.5;
+            })
+            .map((e) => e.outerHTML.slice(0, 80));
+          return {
+            scroll: document.documentElement.scrollWidth,
+            width,
+            outside,
+          };
+        }"""
+    )
+    assert report["scroll"] <= report["width"], report
+    assert report["outside"] == [], report

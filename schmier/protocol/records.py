@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from schmier.protocol.server import TrickView
 from schmier.protocol.vocabulary import Card, Hex64, SeatKind, Variant
 
 
@@ -75,6 +76,9 @@ class HandRecord(_Out):
     hands: list[list[Card]]
     """Each seat's six cards, in the order they were dealt."""
     actions: list[LoggedAction]
+    tricks: list[TrickView] = []
+    """The hand's tricks as the view showed them, each with the seat that took it (the
+    plays are those of `actions`; the winner needs the rules, so the record says it)."""
     result: dict[str, Any]
     """The view's `last_hand` object of this hand."""
     teams: list[list[int]]

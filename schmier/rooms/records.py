@@ -158,6 +158,7 @@ class Book:
             "deal": hand.deal,
             "hands": hand.hands,
             "actions": hand.actions,
+            "tricks": view["tricks"],
             "result": view["last_hand"],
             "teams": view["teams"],
             "stock": hand.stock,

@@ -178,6 +178,7 @@ def check_record(
         if a["action"]["type"] == "play"
     ]
     assert [p for t in last["tricks"] for p in t["cards"]] == plays
+    assert record["tricks"] == last["tricks"]
     trumps = [a["action"]["suit"] for a in actions if a["action"]["type"] == "trump"]
     assert trumps == [last["trump"]]
     calls = [a["action"]["card"] for a in actions if a["action"]["type"] == "call"]

@@ -14,6 +14,13 @@
 //   summary.js  hand summary, score sheet      side.js     join, invite, chat, leave
 //   net.js      HTTP, tokens, the socket       cards.js    naming, sorting, drawing cards
 //   i18n.js     the message catalogues (web/i18n/*.json), plurals, numbers
+//   lasttrick.js  the tricks of this hand       hold.js     how long a won trick stays
+//   review.js   the review of a hand           replay.js   its page, /r/{code}/h/{n}
+//   steps.js    a record as review steps       handparts.js  the review's pieces
+//   transcript.js  a hand as plain text        reviewopen.js  the review over the room
+//   history.js  the room's games and players   deals.js    entropy, the deals' checks
+//   fairness.js the shuffle, a record checked  sha256.js   SHA-256 in plain JS
+//   fairview.js how the checks show
 
 import { loadLanguages, t } from "./i18n.js";
 import { loadGames } from "./games.js";
@@ -21,6 +28,7 @@ import { LANGUAGE_EVENT, messagePage } from "./page.js";
 import { showHome } from "./home.js";
 import { openRoom, room } from "./state.js";
 import { showRoom } from "./render.js";
+import { showReplay } from "./replay.js";
 
 let languagesLoaded = null;
 
@@ -31,6 +39,12 @@ async function start() {
   } catch {
     languagesLoaded = null;
     messagePage(t("err.network"));
+    return;
+  }
+  // The review of a finished hand, read-only: no socket, no seat.
+  const hand = location.pathname.match(/^\/r\/([^/]+)\/h\/([1-9][0-9]*)\/?$/);
+  if (hand) {
+    showReplay(decodeURIComponent(hand[1]), Number(hand[2]));
     return;
   }
   const m = location.pathname.match(/^\/r\/([^/]+)\/?$/);

@@ -104,6 +104,7 @@ export class Connection {
       ws.send(JSON.stringify(hello));
     });
     ws.addEventListener("message", (ev) => {
+      if (this.ws !== ws) return; // a socket said goodbye to (reopen) speaks no more
       let msg;
       try {
         msg = JSON.parse(ev.data);

@@ -21,6 +21,10 @@ import {
   renderJoinError,
   renderLeave,
 } from "./side.js";
+import { listenForTrickKeys, renderTricksBar } from "./lasttrick.js";
+import { renderFairAlert } from "./fairview.js";
+import { historyPanel, refreshHistory } from "./history.js";
+import { renderHandTools } from "./reviewopen.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -35,6 +39,12 @@ const REDRAW = {
   join: renderJoinError,
   toast: () => showToast(room.toast),
   fatal: renderFatal,
+  deals: () =>
+    keepFocus(() => {
+      renderFairAlert(room.deals);
+      renderHandTools();
+      refreshHistory();
+    }),
 };
 
 let subscribed = false;
@@ -47,6 +57,7 @@ export function showRoom() {
       if (what === "fatal" || $("room")) REDRAW[what]();
     });
     subscribed = true;
+    listenForTrickKeys();
   }
   if (room.fatal) {
     renderFatal();
@@ -68,11 +79,13 @@ function buildFrame() {
     h(
       "main",
       { class: "room", id: "room" },
+      h("div", { id: "fair-alert", class: "fair-alert card-panel", role: "alert", hidden: true }),
       h(
         "section",
         { class: "board", "aria-label": t("table") },
         h("div", { id: "scoreboard", class: "scoreboard" }),
         h("div", { id: "table", class: "table" }),
+        h("div", { id: "tricks-bar", class: "tricks-bar", hidden: true }),
         joinPanel(),
         h("section", { id: "invite", class: "card-panel invite", hidden: true }),
         h("div", { id: "actions", class: "actions" }),
@@ -84,12 +97,14 @@ function buildFrame() {
         { class: "side" },
         chatPanel(),
         h("section", { id: "sheet", class: "card-panel sheet" }),
+        historyPanel(),
         h("section", { id: "leave", class: "card-panel leave", hidden: true }),
       ),
     ),
   );
   renderChat();
   renderSheet();
+  renderFairAlert(room.deals);
 }
 
 /** Everything that follows the view, from the top of the page down. */
@@ -104,6 +119,7 @@ function renderView() {
     renderTopbar();
     renderScoreboard();
     renderTable();
+    renderTricksBar();
     renderJoin();
     renderActions();
     renderHand();

@@ -12,14 +12,16 @@
 //   "join"       the join panel's message
 //   "toast"      a message that shows for a moment (a refused action)
 //   "fatal"      the room is gone or the connection is closed for good
+//   "deals"      the checks of the room's deals made progress (deals.js)
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
 import { t, has } from "./i18n.js";
 import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
+import { checkDeals, dealsFor, noteDeal } from "./deals.js";
+import { trickHoldMs } from "./hold.js";
 
-const TRICK_PAUSE_MS = 1200;
 const TOAST_MS = 4000;
 const CHAT_KEEP = 200;
 const NAME_KEY = "schmier.name";
@@ -36,7 +38,10 @@ export const room = {
   chat: [], // the last CHAT_KEEP chat frames
   sheet: { entries: [], lastKey: null, game: 0 }, // the score sheet, one entry a hand
   held: null, // a finished trick kept on the table for a moment
+  heldQueue: [], // the finished tricks still to be held, in turn
   heldTimer: null,
+  deals: null, // what this browser saw of the deals, and their checks (deals.js)
+  socket: null, // the socket the last state came from (a new one: a fresh start)
   prevTricks: null,
   joinError: "",
   toast: "",
@@ -96,6 +101,7 @@ function recordHand(view) {
 /** Start watching the room `code` (sitting down at once if this browser has its token). */
 export function openRoom(code) {
   room.code = code;
+  room.deals = dealsFor(code);
   loadSheet();
   room.conn = new Connection(code, {
     onMessage,
@@ -126,7 +132,13 @@ function onMessage(msg) {
   if (msg.type === "state") {
     if (typeof msg.seq === "number" && msg.seq < room.seq && room.view) return;
     room.seq = msg.seq;
-    applyView(msg.view);
+    const fresh = room.conn.ws !== room.socket;
+    room.socket = room.conn.ws;
+    applyView(msg.view, fresh);
+  } else if (msg.type === "chat_history") {
+    // Once per socket, after its first state: the conversation so far, instead of ours.
+    room.chat = (msg.lines || []).slice(-CHAT_KEEP);
+    changed("chat");
   } else if (msg.type === "chat") {
     room.chat.push(msg);
     if (room.chat.length > CHAT_KEEP) room.chat.shift();
@@ -136,7 +148,7 @@ function onMessage(msg) {
   }
 }
 
-function applyView(view) {
+function applyView(view, fresh) {
   const prev = room.view;
   room.view = view;
   room.book = gameOf(view.variant);
@@ -155,22 +167,36 @@ function applyView(view) {
     room.sheet = { entries: [], lastKey: room.sheet.lastKey, game: (room.sheet.game || 0) + 1 };
   }
   recordHand(view);
+  // A fresh random value for each new commitment (seated only), and a check of every
+  // finished hand: all of them at first, then each one as it is scored.
+  const entropy = noteDeal(room.deals, view, fresh);
+  if (entropy) room.conn.send({ type: "entropy", value: entropy });
+  const scored = Boolean(prev && view.last_hand) && JSON.stringify(view.last_hand) !== JSON.stringify(prev.last_hand);
+  if (!prev || scored) checkDeals(room.deals, room.book, () => changed("deals"), scored);
   changed("view");
 }
 
-/** Keep a finished trick on the table a moment so people can see who won it. */
+/**
+ * Keep each finished trick on the table for a moment (hold.js: the time this browser
+ * chose) so people see who played what and who took it: one after the other, none
+ * skipped, neither by the next lead nor by the next deal.
+ */
 function holdFinishedTrick(tricks) {
-  if (room.prevTricks !== null && tricks.length > room.prevTricks && tricks.length > 0) {
-    room.held = tricks[tricks.length - 1];
-    clearTimeout(room.heldTimer);
-    room.heldTimer = setTimeout(() => {
-      room.held = null;
-      changed("view");
-    }, TRICK_PAUSE_MS);
-  } else if (tricks.length < (room.prevTricks || 0)) {
-    room.held = null;
-  }
+  const before = room.prevTricks;
   room.prevTricks = tricks.length;
+  if (before === null || tricks.length <= before) return;
+  room.heldQueue.push(...tricks.slice(before));
+  if (!room.held) holdNext();
+}
+
+function holdNext() {
+  clearTimeout(room.heldTimer);
+  room.held = room.heldQueue.shift() || null;
+  if (!room.held) return;
+  room.heldTimer = setTimeout(() => {
+    holdNext();
+    changed("view");
+  }, trickHoldMs());
 }
 
 // ---------------------------------------------------------------- questions about the view

@@ -5,6 +5,7 @@
 import { num, signed, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { room, seatName, sideLabel, teamLabel, teamLetter } from "./state.js";
+import { lastHandTools } from "./reviewopen.js";
 
 /** The points of `last` in the order the game reports them (any the book omits last). */
 function pointNames(last) {
@@ -62,6 +63,7 @@ export function renderSummary() {
       h("table", { class: "points" }, h("tbody", {}, pointNames(last).map((p) => pointRow(last, p)))),
       totals ? h("p", { class: "muted" }, t("summary.game_totals"), ": ", totals) : null,
       h("ul", { class: "deltas" }, deltas),
+      lastHandTools(),
     ),
   );
 }

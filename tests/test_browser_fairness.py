@@ -160,10 +160,13 @@ def test_a_record_with_one_lie_fails_and_says_which(page: Any, variant: str) -> 
     got = run(
         page,
         """const out = {};
-           for (const [name, r] of Object.entries(arg.lies)) out[name] = fair.checkRecord(r, arg.deck, 'seen');
+           for (const [name, r] of Object.entries(arg.lies)) {
+             out[name] = fair.checkRecord(r, arg.deck, 'seen');
+           }
            out.unannounced = fair.checkRecord(arg.honest, arg.deck, 'unannounced');
+           const legacy = {commitment: null, server_seed: null};
            out.legacy = fair.checkRecord(
-             {...arg.honest, deal: {...arg.honest.deal, commitment: null, server_seed: null}}, arg.deck, 'absent');
+             {...arg.honest, deal: {...arg.honest.deal, ...legacy}}, arg.deck, 'absent');
            return out;""",
         {"lies": {k: v[0] for k, v in lies.items()}, "honest": record, "deck": canonical(variant)},
     )

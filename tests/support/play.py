@@ -176,9 +176,28 @@ def drive(
         acted = act(table, view, keyboard)
         try:
             table.wait_change(shot["seq"])
+            if acted:
+                answered(table, shot["seq"], view)
         except Exception as exc:
             where = f"{view['phase']} (acted {acted}, legal {view['legal']})"
             raise AssertionError(f"stuck in {where}") from exc
+
+
+def answered(table: Table, seq: str | None, view: dict[str, Any], timeout: float = 15) -> None:
+    """Wait until a state after `seq` takes our move: our `legal` (or hand, or phase) is
+    not the one we acted on. A state that changes nothing of it (the entropy the page
+    sends for each new deck, a seat connecting) is not the answer, and acting on it again
+    would click a button that our move is about to take away."""
+
+    def mine(v: dict[str, Any]) -> tuple[Any, ...]:
+        return (v["legal"], v["phase"], sorted(v["hand"]), (v.get("deal") or {}).get("commitment"))
+
+    after = -1 if seq is None else int(seq)
+    deadline = time.monotonic() + timeout
+    while not any(n > after and mine(v) != mine(view) for n, v in list(table.views.items())):
+        if time.monotonic() > deadline:
+            raise AssertionError("the move was never answered")
+        table.page.wait_for_timeout(30)
 
 
 class Shots:

@@ -56,10 +56,10 @@ export async function showReplay(code, n) {
       { class: "replay-nav", "aria-label": t("review.hands") },
       h("a", { href: room, class: "button-link quiet", dataset: { review: "room" } }, `← ${t("review.to_room")}`),
       before !== undefined
-        ? h("a", { href: `${room}/h/${before}`, class: "button-link", dataset: { review: "before" } }, t("review.hand_n", { n: before }))
+        ? h("a", { href: `${room}/h/${before}`, class: "button-link", dataset: { review: "before" } }, `‹ ${t("review.hand_n", { n: before })}`)
         : null,
       after !== undefined
-        ? h("a", { href: `${room}/h/${after}`, class: "button-link", dataset: { review: "after" } }, t("review.hand_n", { n: after }))
+        ? h("a", { href: `${room}/h/${after}`, class: "button-link", dataset: { review: "after" } }, `${t("review.hand_n", { n: after })} ›`)
         : null,
     ),
     review.el,

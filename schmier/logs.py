@@ -98,3 +98,11 @@ def event(name: str, level: int = logging.INFO, **fields: Any) -> None:
 def failure(name: str, **fields: Any) -> None:
     """Log an unexpected exception with its traceback (which holds no frame payloads)."""
     LOGGER.error(name, extra={"fields": fields}, exc_info=True)
+
+
+def failure_unless_outage(name: str, **fields: Any) -> None:
+    """`failure`, except for the store being unreachable (an exception whose class says
+    `outage = True`): that is logged once when it starts and once when it ends, by the
+    store's health (schmier/store/health.py), never once per retry."""
+    if not getattr(sys.exc_info()[1], "outage", False):
+        failure(name, **fields)

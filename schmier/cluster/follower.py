@@ -24,14 +24,15 @@ from typing import Any
 from schmier.cluster import bus
 from schmier.cluster.hub import Hub, instance_of
 from schmier.cluster.takeover import promote
-from schmier.logs import event, failure
+from schmier.logs import event, failure_unless_outage
 from schmier.protocol import ClientFrame
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.codes import hash_token
 from schmier.rooms.frames import LatestFrames
+from schmier.rooms.outage import PAUSED_FRAME, REFUSED_FRAME, RESUMED_FRAME
 from schmier.rooms.peers import JoinRefused, Peer, RoomGone, seat_of, settle
 from schmier.rooms.record import RoomRecord
-from schmier.store import Stored, StoreError
+from schmier.store import Stored, StoreError, StoreUnavailable
 
 MAX_PENDING = 512
 """Forwarded operations awaiting their `done` before sockets count as flooding."""
@@ -72,6 +73,8 @@ class Follower:
         """Operations that reached nobody (PUBLISH counted 0 receivers): never applied."""
         self.promoting = False
         """Taking the room over: operations wait here until every socket is seated."""
+        self.paused = False
+        """The store is unreachable: frames are refused here, nothing is forwarded."""
         self._promoted = asyncio.Event()
         loop = asyncio.get_running_loop()
         self._idle_since = loop.time()
@@ -100,6 +103,8 @@ class Follower:
         local = await self._settled()
         if local is not None:
             return await local.connect(peer, token)
+        if self.paused:
+            raise StoreUnavailable(f"room {self.code}: the store is unavailable")
         hashed = None if token is None else hash_token(token)
         sock = Socket(peer, self.node.new_id(), hashed)
         peer.seat = None
@@ -164,6 +169,9 @@ class Follower:
         pid = self._pids.get(peer)
         if pid is None:
             return
+        if self.paused:
+            peer.send(REFUSED_FRAME)  # the owner could not save it either
+            return
         if len(self.pending) >= MAX_PENDING:
             raise RoomGone(self.code)
         # The new local actor of a take-over must see this socket seated before its
@@ -183,6 +191,26 @@ class Follower:
             self._request("disconnect", pid, wait=False, send=not self.promoting)
         if not self.sockets:
             self._idle_since = asyncio.get_running_loop().time()
+
+    def store_changed(self, up: bool) -> None:
+        """The store went (the sockets are told, frames refused here) or came back (told
+        too; the owner gets every socket and pending operation again, since messages
+        may have been lost meanwhile: it skips what it already applied)."""
+        if self.paused == (not up) or self.local is not None or self._closed:
+            return
+        self.paused = not up
+        for sock in self.sockets.values():
+            sock.peer.send(RESUMED_FRAME if up else PAUSED_FRAME)
+        if up:
+            self._spawn(self._catch_up())
+
+    async def _catch_up(self) -> None:
+        try:
+            await self._check(force=False)
+            if self.local is None and not self._closed and not self.paused:
+                self._resend(notified=False)
+        except Exception:
+            failure_unless_outage("cluster.check_failed", room=self.code)
 
     def info(self) -> dict[str, Any]:
         """The room as `GET /api/rooms/{code}` shows it (from the last snapshot)."""
@@ -260,7 +288,7 @@ class Follower:
                 await asyncio.sleep(left / 1000 + 0.005)
             await self._check(force=False)
         except Exception:
-            failure("cluster.check_failed", room=self.code)
+            failure_unless_outage("cluster.check_failed", room=self.code)
         finally:
             self._waiting_out = False
 
@@ -275,7 +303,7 @@ class Follower:
         try:
             await self._check(force=force)
         except Exception:
-            failure("cluster.check_failed", room=self.code)
+            failure_unless_outage("cluster.check_failed", room=self.code)
 
     def on_message(self, message: bus.Message) -> None:
         """A message of the owner (the node's listener calls this, in bus order)."""
@@ -334,7 +362,7 @@ class Follower:
                 if self.local is None and not await self.node.listening(instance_of(self.owner)):
                     self._unreachable()
             except Exception:
-                failure("cluster.follow_failed", room=self.code)
+                failure_unless_outage("cluster.follow_failed", room=self.code)
             idle = not self.sockets and not self.waiting
             if idle and self.local is None and loop.time() - self._idle_since > grace:
                 await self.close()
@@ -361,7 +389,7 @@ class Follower:
                         return
                     holder = await self.node.holder(self.code)
             except StoreError:
-                failure("cluster.check_failed", room=self.code)
+                failure_unless_outage("cluster.check_failed", room=self.code)
                 return
             if holder is None:
                 return

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import os
 import secrets
 import socket
@@ -38,7 +39,7 @@ from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.registry import LiveRoom, Rooms, ShuttingDown
-from schmier.store import RedisStore, StoreError
+from schmier.store import RedisStore, StoreError, StoreUnavailable
 
 PUBLISH_BATCH = 256
 """Messages sent in one pipeline (in order) when the outbox has a backlog."""
@@ -81,6 +82,11 @@ class Node:
         self._tasks: list[asyncio.Task[None]] = []
         self._first_try = asyncio.Event()
         """Set once the first subscription attempt succeeded or failed."""
+        self.listening_now = False
+        """Whether this instance's subscription to its channel is up (for /readyz)."""
+        self.metrics = rooms.metrics
+        self.metrics.owned_rooms.set_function(lambda: len(self.owned))
+        store.health.listen(self)
 
     # ------------------------------------------------------------ life cycle
 
@@ -207,6 +213,27 @@ class Node:
         """The room's current lease value, or None."""
         return await self.store.lease_holder(code)
 
+    async def keep_lease(self, room: RoomActor) -> str | None:
+        """The lease of a room this instance owns, after a renewal found it not ours or
+        the store came back: still ours, taken again (it expired in Redis while Redis
+        was unreachable, and nobody else took it; a new fence), or None: lost."""
+        holder = await self.store.lease_holder(room.code)
+        if holder is not None and holder == room.lease:
+            return holder
+        if holder is None:
+            value = await self.store.acquire_lease(room.code, self.instance, self.lease_ms)
+            if value is not None:
+                self.metrics.lease_regains.inc()
+                return value
+        self.metrics.leases_lost.inc()
+        return None
+
+    def store_changed(self, up: bool) -> None:
+        """The store went away or came back: the followed rooms' sockets are told, and
+        once it is back the followers catch up with their owners."""
+        for follower in list(self.followers.values()):
+            follower.store_changed(up)
+
     async def listening(self, instance: str) -> bool:
         """Whether `instance` is subscribed to its channel (alive, as far as Redis knows)."""
         try:
@@ -240,11 +267,15 @@ class Node:
                     held += await self.store.renew_leases(
                         [(a.code, a.lease or "") for a in batch], self.lease_ms
                     )
-            except StoreError:
-                failure("cluster.renew_failed", rooms=len(actors))
+            except StoreError as exc:
+                self.metrics.renewal_failures.inc()
+                if not isinstance(exc, StoreUnavailable):  # an outage is logged by the store
+                    failure("cluster.renew_failed", rooms=len(actors))
                 continue
             for actor, ok in zip(actors, held, strict=True):
                 if not ok:
+                    # Lost to another instance, or vanished (expired in Redis while it
+                    # was unreachable): the actor finds out which and acts on it.
                     event("room.lease_expired", room=actor.code)
                     actor.lease_lost()
             await self._check_followers([a for a, ok in zip(actors, held, strict=True) if ok])
@@ -325,24 +356,35 @@ class Node:
         for attempt in range(3):
             try:
                 return list(await self.store.publish_many(messages))
-            except StoreError:
+            except StoreError as exc:
+                error = exc
                 if attempt < 2:
                     await asyncio.sleep(0.1 * (attempt + 1))
-        failure("cluster.publish_failed", messages=len(batch))
+        self.metrics.bus_dropped.inc(len(batch))
+        if not isinstance(error, StoreUnavailable):  # an outage is logged by the store
+            event("cluster.publish_failed", logging.ERROR, messages=len(batch), error=str(error))
         return [None] * len(batch)
 
     async def _listen(self) -> None:
-        """Receive this instance's messages forever, resubscribing after a failure."""
+        """Receive this instance's messages forever, resubscribing after a failure.
+
+        Redis being unreachable is logged once, by the store's health (not a traceback
+        per attempt); anything else is a bug and logged with its traceback.
+        """
         while True:
             try:
                 async with self.store.subscribe(self.channel(self.instance)) as messages:
                     self._first_try.set()
+                    self.listening_now = True
                     while True:
                         self._dispatch(await messages.next())
-            except StoreError:
+            except StoreError as exc:
                 self._first_try.set()
-                failure("cluster.listen_failed", instance=self.instance)
-                await asyncio.sleep(0.5)
+                if not isinstance(exc, StoreUnavailable):
+                    failure("cluster.listen_failed", instance=self.instance)
+            finally:
+                self.listening_now = False
+            await asyncio.sleep(0.5)
 
     def _dispatch(self, data: bytes) -> None:
         try:

@@ -117,6 +117,25 @@ class ChatFrame(_Out):
     text: str
 
 
-ServerFrame = Annotated[StateFrame | ErrorFrame | ChatFrame, Field(discriminator="type")]
+class PausedFrame(_Out):
+    """(extension) The table is paused: the server cannot save anything right now (its
+    store is unreachable). Actions are answered `store_unavailable` until `resumed`."""
+
+    type: Literal["paused"]
+    reason: Literal["store_unavailable"]
+    message: str
+
+
+class ResumedFrame(_Out):
+    """(extension) The pause is over: the game goes on from the last `state`."""
+
+    type: Literal["resumed"]
+    message: str
+
+
+ServerFrame = Annotated[
+    StateFrame | ErrorFrame | ChatFrame | PausedFrame | ResumedFrame,
+    Field(discriminator="type"),
+]
 SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
-SERVER_TYPES: tuple[str, ...] = ("state", "error", "chat")
+SERVER_TYPES: tuple[str, ...] = ("state", "error", "chat", "paused", "resumed")

@@ -21,6 +21,7 @@ through its `Link` (the cluster), which also brings their forwarded operations i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import secrets
 import time
@@ -33,7 +34,7 @@ from schmier.limits import SlidingWindow
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Leave, Start
-from schmier.rooms import autoplay, chat, mailbox, table
+from schmier.rooms import autoplay, chat, mailbox, outage, table
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import (
@@ -48,7 +49,7 @@ from schmier.rooms.peers import (
 )
 from schmier.rooms.record import RoomRecord, log_entry
 from schmier.rooms.table import Change, SecureShuffler, Shuffler
-from schmier.store import LeaseLost, RoomStore, StoreError, VersionConflict
+from schmier.store import LeaseLost, RoomStore, StoreError, StoreUnavailable, VersionConflict
 
 
 class RoomActor:
@@ -92,6 +93,8 @@ class RoomActor:
         self._task: asyncio.Task[None] | None = None
         self._frames = LatestFrames()
         self._stopping = False
+        self.outage = outage.Outage()
+        """Paused while the store is unreachable (`schmier/rooms/outage.py`)."""
 
     # ------------------------------------------------------------ outside API
 
@@ -142,10 +145,15 @@ class RoomActor:
             self._mailbox.put_nowait(mailbox.Gone(instance))
 
     def lease_lost(self) -> None:
-        """The lease could not be renewed: another instance may own the room now."""
-        self.lost = self._stopping = True
+        """The lease could not be renewed: another instance may own the room now (then
+        the room stops), or it vanished with the store (then the room takes it again)."""
         if not self.closed:
-            self._mailbox.put_nowait(mailbox.Stop(lost=True))
+            self._mailbox.put_nowait(mailbox.Lease())
+
+    def store_changed(self, up: bool) -> None:
+        """The store went away (pause) or came back (resume); never blocks."""
+        if not self.closed:
+            self._mailbox.put_nowait(mailbox.Store(up))
 
     async def stop(self) -> None:
         """Stop after the message in flight, closing every socket with 1012."""
@@ -224,9 +232,10 @@ class RoomActor:
             # connection): take what is stored; the timer simply runs again.
             self.clock.failed(self._loop.time())
             await self._reload()
-        except StoreError:
+        except StoreError as exc:
             self.clock.failed(self._loop.time())
-            failure("room.store_error", room=self.code)
+            if not isinstance(exc, StoreUnavailable):  # an outage is logged once, by the store
+                failure("room.store_error", room=self.code)
 
     async def _handle(self, message: mailbox.Message) -> None:
         match message:
@@ -245,6 +254,10 @@ class RoomActor:
             case mailbox.Gone(instance=instance):
                 if self._link is not None:
                     await self._link.gone(self, instance)
+            case mailbox.Store(up=up):
+                await outage.store_back(self) if up else outage.store_went(self)
+            case mailbox.Lease():
+                await outage.lease_unrenewed(self)
 
     # ------------------------------------------------------------ committing
 
@@ -252,31 +265,46 @@ class RoomActor:
         """Commit `change` as the next version, then adopt it and send every view.
 
         Raises `VersionConflict`, `LeaseLost` or `StoreError` when the store refuses or
-        fails; then nothing was adopted and nothing sent.
+        fails; then nothing was adopted and nothing sent. While the store is away it
+        raises `outage.Paused` without trying, and a commit that meets the store going
+        raises `outage.Unsettled` (its outcome is settled when the store is back).
         """
+        self.outage.check()
         record = change.stored()
         snapshot = record.to_bytes()
         entries = [log_entry(seat, action.to_json()) for seat, action in change.entries]
         try:
-            await self._store.commit(
-                self.code, self.version + 1, snapshot, entries, lease=self.lease
-            )
+            await outage.commit(self, self.version + 1, snapshot, entries)
         except LeaseLost:
             self.lost = True
             raise
+        except StoreUnavailable as exc:
+            self._metrics.store_errors.inc()
+            raise self.outage.unsettled(self.version + 1, snapshot, record) from exc
         except (VersionConflict, StoreError):
             self._metrics.store_errors.inc()
             raise
         except Exception as exc:
             self._metrics.store_errors.inc()
             raise StoreError(str(exc)) from exc
-        before = self.record.state
-        self.version += 1
-        self.record = record
         self._metrics.actions.inc()
+        self.adopt(record, self.version + 1, snapshot)
+
+    def adopt(self, record: RoomRecord, version: int, snapshot: bytes | None = None) -> None:
+        """Take `record` (committed as `version`) as the room's and send every view."""
+        before = self.record.state
+        self.version = version
+        self.record = record
         if record.state is not before:
             self.clock.state_changed(before, record.state, self._loop.time())
         self._broadcast(snapshot)
+
+    # What an outage needs of the room (`outage.PausedRoom`).
+    apply = _apply
+    store = property(lambda self: self._store)
+    link = property(lambda self: self._link)
+    present = property(lambda self: self._peers.has)
+    tell_own = property(lambda self: self._peers.send_own)
 
     async def _reload(self) -> None:
         """Take the room as stored (after a lost compare-and-set) and show it to everyone."""
@@ -339,9 +367,13 @@ class RoomActor:
         change = None if seat is None else table.connected(self.record, seat, True)
         if change is None:
             self._send_state(peer)
+            outage.tell_paused(self, peer)
             return True
         try:
             await self._apply(change)
+        except StoreUnavailable:  # paused: seated all the same, saved once it is back
+            self._send_state(peer)
+            outage.tell_paused(self, peer)
         except BaseException:
             self._peers.discard(peer)
             raise
@@ -358,13 +390,19 @@ class RoomActor:
         if seat is not None and last:
             change = table.connected(self.record, seat, False)
             if change is not None:
-                await self._apply(change)
+                with contextlib.suppress(StoreUnavailable):  # saved when the store is back
+                    await self._apply(change)
 
     async def join_seat(self, name: str, wanted: int | None, op: str | None) -> tuple[int, str]:
         """A new player takes a seat: (seat, token)."""
         seating = table.join(self.record, name, wanted, present=self._peers.has)
         self.clock.seated(seating.seat, self._loop.time())
-        await self._apply(seating.change.with_op(op))
+        previous = self.record.seats[seating.seat]
+        try:
+            await self._apply(seating.change.with_op(op))
+        except outage.Unsettled as exc:
+            outage.undo_join_if_saved(exc, seating, previous)
+            raise
         event("room.join", room=self.code, seat=seating.seat, took_over_bot=seating.took_over)
         return seating.seat, seating.token
 
@@ -381,6 +419,9 @@ class RoomActor:
             self._metrics.refused.labels("unavailable").inc()
             await self._reload()
             peer.send(error_frame("unavailable", "the room changed elsewhere; try again"))
+        except StoreUnavailable as exc:
+            outage.refuse(exc, peer, self._metrics.refused.labels("store_unavailable"))
+            raise
         except StoreError:
             self._metrics.refused.labels("unavailable").inc()
             peer.send(error_frame("unavailable", "the room could not be saved; try again"))

@@ -83,13 +83,25 @@ class Disconnect:
 
 
 @dataclass
+class Store:
+    """The store went away (`up` false: pause) or came back (resume where it was)."""
+
+    up: bool
+
+
+@dataclass
+class Lease:
+    """The lease could not be renewed: find out whether it is lost or only vanished."""
+
+
+@dataclass
 class Stop:
     """Stop after the message in flight; `lost`: the lease is gone (write nothing more)."""
 
     lost: bool = False
 
 
-Message = Connect | Join | Frame | Disconnect | Stop | Remote | Gone
+Message = Connect | Join | Frame | Disconnect | Stop | Remote | Gone | Store | Lease
 
 
 class Mailbox:
@@ -161,9 +173,11 @@ __all__ = [
     "Frame",
     "Gone",
     "Join",
+    "Lease",
     "Mailbox",
     "Message",
     "Remote",
     "Stop",
+    "Store",
     "answer",
 ]

@@ -37,6 +37,9 @@ from schmier.store import Stored, StoreError, StoreUnavailable
 MAX_PENDING = 512
 """Forwarded operations awaiting their `done` before sockets count as flooding."""
 
+RECHECK_SECONDS = 0.25
+"""How often a follower whose owner did not hear it checks whether it listens again."""
+
 
 @dataclass
 class Socket:
@@ -75,6 +78,9 @@ class Follower:
         """Taking the room over: operations wait here until every socket is seated."""
         self.paused = False
         """The store is unreachable: frames are refused here, nothing is forwarded."""
+        self.held: dict[str, str] = {}
+        """Frames in flight when the store went (op id: socket id), answered once a
+        snapshot of the owner says whether they were applied (`_settle_held`)."""
         self._promoted = asyncio.Event()
         loop = asyncio.get_running_loop()
         self._idle_since = loop.time()
@@ -199,18 +205,49 @@ class Follower:
         if self.paused == (not up) or self.local is not None or self._closed:
             return
         self.paused = not up
+        if not up:
+            self._refuse_pending()
         for sock in self.sockets.values():
             sock.peer.send(RESUMED_FRAME if up else PAUSED_FRAME)
         if up:
             self._spawn(self._catch_up())
 
+    def _refuse_pending(self) -> None:
+        """The store went: nothing pending is sent again (no action may be applied
+        later than its player could expect). Hellos and joins fail now; a frame is
+        held until the owner's next snapshot says whether it was applied before the
+        store went (its id is in the record) or not (then it is answered
+        `store_unavailable`, as the owner would). Disconnections stay pending."""
+        for op_id, op in list(self.pending.items()):
+            if op.kind == "disconnect":
+                continue
+            future = self.waiting.get(op_id)
+            self._forget(op_id)
+            if future is not None:
+                settle(future, StoreUnavailable(f"room {self.code}: the store is unavailable"))
+            if op.kind == "frame":
+                self.held[op_id] = op.peer
+
+    def _settle_held(self, record: RoomRecord) -> None:
+        held, self.held = self.held, {}
+        for op_id, pid in held.items():
+            sock = self.sockets.get(pid)
+            if op_id not in record.ops and sock is not None:
+                sock.peer.send(REFUSED_FRAME)
+
     async def _catch_up(self) -> None:
         try:
             await self._check(force=False)
-            if self.local is None and not self._closed and not self.paused:
-                self._resend(notified=False)
+            self.resync()
         except Exception:
             failure_unless_outage("cluster.check_failed", room=self.code)
+
+    def resync(self) -> None:
+        """Register every socket with the owner again and resend what is pending: after
+        this instance or the owner could not hear the bus for a while (the owner answers
+        each socket with its snapshot and skips what it already applied)."""
+        if self.local is None and not self._closed and not self.paused and not self.promoting:
+            self._resend(notified=False)
 
     def info(self) -> dict[str, Any]:
         """The room as `GET /api/rooms/{code}` shows it (from the last snapshot)."""
@@ -274,18 +311,20 @@ class Follower:
             self._spawn(self._wait_out())
 
     async def _wait_out(self) -> None:
-        """The owner is dead: check again the moment its lease expires.
-
-        Without this, a take-over would also wait for the next periodic check (up to a
-        third of the lease more); the lease's remaining time is known exactly.
-        """
+        """Nobody heard the owner's channel: it died, or it is resubscribing (Redis just
+        came back). Until its lease expires, watch whether it listens again; if so, send
+        it again what it missed; else check the moment the lease expires (a take-over
+        need not wait for the next periodic check: the lease's time left is known)."""
         if self._waiting_out:
             return
         self._waiting_out = True
         try:
-            left = await self.node.store.lease_ttl_ms(self.code)
-            if left > 0:
-                await asyncio.sleep(left / 1000 + 0.005)
+            owner = self.owner
+            while (left := await self.node.store.lease_ttl_ms(self.code)) > 0:
+                if self.owner == owner and await self.node.listening(instance_of(owner)):
+                    self.resync()
+                    return
+                await asyncio.sleep(min(left / 1000 + 0.005, RECHECK_SECONDS))
             await self._check(force=False)
         except Exception:
             failure_unless_outage("cluster.check_failed", room=self.code)
@@ -313,6 +352,8 @@ class Follower:
                     self.record = RoomRecord.from_bytes(snap.encode())
                     self.version = seq
                     self._broadcast()
+                if self.held and seq >= self.version:
+                    self._settle_held(self.record)
             case bus.Send(peer=pid, data=data):
                 sock = self.sockets.get(pid)
                 if sock is not None:
@@ -441,6 +482,7 @@ class Follower:
 
     def became_owner(self, actor: RoomActor) -> None:
         """The take-over succeeded: everything goes to `actor` from now on."""
+        self._settle_held(actor.record)
         self.local = actor
         self._closed = True
         self.node.forget(self)

@@ -374,6 +374,10 @@ class Node:
         while True:
             try:
                 async with self.store.subscribe(self.channel(self.instance)) as messages:
+                    if self._first_try.is_set():
+                        # Deaf for a while: what the owners sent meanwhile was lost.
+                        for follower in list(self.followers.values()):
+                            follower.resync()
                     self._first_try.set()
                     self.listening_now = True
                     while True:

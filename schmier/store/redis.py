@@ -387,7 +387,11 @@ class RedisStore:
         """Whether Redis answers both of the store's ways to it (the pool and the commit
         connection); never raises, and reports nothing to `health` (its probe)."""
         try:
-            return bool(await self._client.ping()) and await self._wire.call("PING") == b"PONG"
+            if not await self._client.ping():
+                return False
+            # Not PING: Redis answers PING while still loading its data, and EXISTS
+            # only once it serves (-LOADING before).
+            return isinstance(await self._wire.call("EXISTS", self.key("probe")), int)
         except (RedisError, OSError, StoreError):
             return False
 

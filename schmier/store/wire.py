@@ -99,8 +99,10 @@ class RedisWire:
         self.connects = 0
         """Connections opened so far; all but the first are reconnections."""
         self.unreplicated = 0
-        """Durable calls whose `WAIT` timed out short of `wait_replicas`."""
-        self._replicating = True
+        """Durable calls not known to have reached `wait_replicas` replicas."""
+        self.degraded = False
+        """Too few replicas: durable calls do not wait until enough are back (checked
+        every second), as MySQL's semi-synchronous replication falls back to async."""
 
     @property
     def in_flight(self) -> int:
@@ -143,6 +145,9 @@ class RedisWire:
 
     async def _send(self, protocol: _Protocol, durable: bool, *args: bytes | str | int) -> Any:
         reply = protocol.send(_encode(args))
+        if durable and self.degraded:
+            self.unreplicated += 1
+            durable = False
         if not durable:
             return await reply
         acked = protocol.barrier()
@@ -157,16 +162,28 @@ class RedisWire:
     def _replicated(self, replicas: int) -> None:
         """Count (and log once per change) commits that no replica acknowledged in
         time: they stand, as on a Redis without replicas, but a failover before the
-        replicas catch up would lose them (docs/scaling.md)."""
+        replicas catch up would lose them (docs/scaling.md). From the first one on,
+        commits stop waiting until enough replicas are connected again."""
         if replicas >= self._wait_replicas:
-            if not self._replicating:
-                self._replicating = True
-                event("store.replicated", logging.WARNING, replicas=replicas)
             return
         self.unreplicated += 1
-        if self._replicating:
-            self._replicating = False
+        self._degrade(replicas)
+
+    def _degrade(self, replicas: int) -> None:
+        if not self.degraded:
+            self.degraded = True
             event("store.unreplicated", logging.WARNING, replicas=replicas)
+
+    def _replicas_seen(self, role: Any) -> None:
+        """A master's `ROLE` reply: its connected replicas decide whether to wait."""
+        if self._wait is None or not isinstance(role, list) or len(role) < 3:
+            return
+        replicas = len(role[2])
+        if replicas < self._wait_replicas:
+            self._degrade(replicas)
+        elif self.degraded:
+            self.degraded = False
+            event("store.replicated", logging.WARNING, replicas=replicas)
 
     def moved(self, address: Address) -> None:
         """The master is now at `address` (a sentinel said so): leave the old one."""
@@ -218,8 +235,12 @@ class RedisWire:
             try:
                 for command in setup:
                     await protocol.send(_encode(command))
-                if self._resolve is not None:
-                    await self._check_master(protocol)
+                if self._resolve is not None or self._wait is not None:
+                    role = await protocol.send(_encode(("ROLE",)))
+                    if self._resolve is not None and (not role or role[0] != b"master"):
+                        # A sentinel may still name a master demoted a moment ago.
+                        raise StoreUnavailable("the sentinels' master is not a master (yet)")
+                    self._replicas_seen(role)
             except BaseException:
                 protocol._fail(StoreUnavailable("redis refused the connection's set-up"))
                 raise
@@ -228,15 +249,10 @@ class RedisWire:
         self._protocol = protocol
         self.address = address
         self.connects += 1
+        where = "unix socket" if address is None else f"{address[0]}:{address[1]}"
+        event("store.wire_connected", address=where, connects=self.connects)
         self._arm()
         return protocol
-
-    @staticmethod
-    async def _check_master(protocol: _Protocol) -> None:
-        """A sentinel may still name a master that was demoted a moment ago."""
-        role = await protocol.send(_encode(("ROLE",)))
-        if not role or role[0] != b"master":
-            raise StoreUnavailable("the sentinels' master is not a master (yet)")
 
     def _arm(self) -> None:
         """Check every second (only while connected) for a command left unanswered."""
@@ -251,7 +267,13 @@ class RedisWire:
         if protocol.waiting and time.monotonic() - protocol.waiting[0][1] > self._timeout:
             protocol._fail(StoreUnavailable(f"redis did not answer within {self._timeout:g} s"))
             return
+        if self.degraded:
+            protocol.send(_encode(("ROLE",))).add_done_callback(self._role_answered)
         self._arm()
+
+    def _role_answered(self, future: asyncio.Future[Any]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            self._replicas_seen(future.result())
 
     def _drop(self) -> None:
         if self._watchdog is not None:

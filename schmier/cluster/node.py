@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import logging
 import os
 import secrets
 import socket
@@ -35,14 +34,12 @@ from collections.abc import Callable
 from schmier.cluster import bus, remote
 from schmier.cluster.follower import Follower
 from schmier.cluster.hub import Served, instance_of
+from schmier.cluster.outbox import Outbox
 from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.registry import LiveRoom, Rooms, ShuttingDown
 from schmier.store import RedisStore, StoreError, StoreUnavailable
-
-PUBLISH_BATCH = 256
-"""Messages sent in one pipeline (in order) when the outbox has a backlog."""
 
 RENEW_BATCH = 32
 """Leases renewed per pipeline (one round trip each), so a renewal never holds the loop."""
@@ -61,9 +58,6 @@ def default_instance_id() -> str:
     return f"{host[:40] or 'host'}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
-_Outgoing = tuple[str, bytes, Callable[[], None] | None]
-
-
 class Node:
     """The cluster membership of one server process (the registry's `opener`)."""
 
@@ -77,7 +71,7 @@ class Node:
         self.followers: dict[str, Follower] = {}
         self._starting: dict[str, list[bus.Op]] = {}
         """Operations for rooms whose lease was just taken and whose actor is loading."""
-        self._outbox: asyncio.Queue[_Outgoing] = asyncio.Queue()
+        self._outbox = Outbox(store, rooms.metrics)
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._first_try = asyncio.Event()
@@ -105,7 +99,7 @@ class Node:
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._listen(), name="cluster:listen"),
-            loop.create_task(self._publish(), name="cluster:publish"),
+            loop.create_task(self._outbox.run(), name="cluster:publish"),
             loop.create_task(self._renew(), name="cluster:renew"),
         ]
         try:
@@ -119,7 +113,7 @@ class Node:
         """Send what is queued (the hand-over notices), then stop the tasks."""
         try:
             async with asyncio.timeout(DRAIN_SECONDS):
-                await self._outbox.join()
+                await self._outbox.drained()
         except TimeoutError:
             failure("cluster.drain_timeout", instance=self.instance)
         for task in self._tasks:
@@ -334,36 +328,7 @@ class Node:
         unreachable: Callable[[], None] | None = None,
     ) -> None:
         """Queue `message` for `instance`; `unreachable()` runs if nobody listens there."""
-        self._outbox.put_nowait((self.channel(instance), bus.encode(message), unreachable))
-
-    async def _publish(self) -> None:
-        while True:
-            batch = [await self._outbox.get()]
-            while len(batch) < PUBLISH_BATCH and not self._outbox.empty():
-                batch.append(self._outbox.get_nowait())
-            try:
-                counts = await self._publish_batch(batch)
-                for (_, _, unreachable), count in zip(batch, counts, strict=True):
-                    if count == 0 and unreachable is not None:
-                        unreachable()
-            finally:
-                for _ in batch:
-                    self._outbox.task_done()
-
-    async def _publish_batch(self, batch: list[_Outgoing]) -> list[int | None]:
-        """Publish in order, trying three times; None for each count when all failed."""
-        messages = [(channel, data) for channel, data, _ in batch]
-        for attempt in range(3):
-            try:
-                return list(await self.store.publish_many(messages))
-            except StoreError as exc:
-                error = exc
-                if attempt < 2:
-                    await asyncio.sleep(0.1 * (attempt + 1))
-        self.metrics.bus_dropped.inc(len(batch))
-        if not isinstance(error, StoreUnavailable):  # an outage is logged by the store
-            event("cluster.publish_failed", logging.ERROR, messages=len(batch), error=str(error))
-        return [None] * len(batch)
+        self._outbox.put(self.channel(instance), message, unreachable)
 
     async def _listen(self) -> None:
         """Receive this instance's messages forever, resubscribing after a failure.

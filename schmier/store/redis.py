@@ -22,9 +22,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import RedisError
 
 from schmier.store import scripts
 from schmier.store.base import (
@@ -35,23 +33,11 @@ from schmier.store.base import (
     VersionConflict,
     check_commit_args,
 )
+from schmier.store.errors import classify
 from schmier.store.health import StoreHealth
 from schmier.store.keys import ROOM_PARTS, Keys
 from schmier.store.sentinel import Address, SentinelFinder, SwitchWatch
-from schmier.store.wire import OUTAGE_REPLIES, RedisWire
-
-
-def classify(what: str, exc: BaseException) -> StoreError:
-    """The store's error for a client-side failure: `StoreUnavailable` when Redis could
-    not be reached or cannot serve now, a plain `StoreError` otherwise (a bug)."""
-    if isinstance(exc, StoreError):
-        return exc
-    message = f"redis {what} failed: {exc}"
-    if isinstance(exc, RedisConnectionError | RedisTimeoutError | OSError):
-        return StoreUnavailable(message)
-    if isinstance(exc, ResponseError) and str(exc).startswith(OUTAGE_REPLIES):
-        return StoreUnavailable(message)
-    return StoreError(message)
+from schmier.store.wire import RedisWire
 
 
 def _raw(value: bytes | str) -> bytes:

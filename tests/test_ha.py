@@ -27,6 +27,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -95,6 +96,18 @@ def first_accepted_after(
     return first
 
 
+def stalled(roaming: RoamingSeat) -> tuple[Any, ...]:
+    """What a seat last saw, to print when the games did not finish."""
+    client = roaming.client
+    if client is None or client.state is None:
+        return (roaming.code, roaming.seat, None)
+    seen = [
+        (f["type"], f.get("code"), f.get("seq"), f.get("view", {}).get("turn"))
+        for f in client.frames[-10:]
+    ]
+    return (roaming.code, roaming.seat, client.state["view"]["phase"], seen)
+
+
 def mid_hand_somewhere(rooms: list[tuple[str, str, dict[int, RoamingSeat]]]) -> bool:
     """Every game has a trick on the table (as one of its sockets last saw it)."""
     for _, _, seats in rooms:
@@ -161,13 +174,7 @@ async def test_the_primary_killed_mid_hand_every_game_finishes(
         killed = await kill
     except BaseException:
         await cancel_all([*tasks, kill])
-        stuck = {
-            (r.code, r.seat): (r.client.state["seq"], r.client.state["view"]["phase"],
-                               r.client.state["view"]["turn"], r.client.frames[-3:])
-            if r.client and r.client.state else None
-            for r in roamers
-        }  # fmt: skip
-        print(f"the games stalled: {stuck}")
+        print(f"the games stalled: {[stalled(r) for r in roamers]}")
         raise
 
     outcome = iter(finals)

@@ -151,6 +151,8 @@ class Follower(Ownership):
         local = await self._settled()
         if local is not None:
             return await local.join(name, seat)
+        if self.paused:
+            raise StoreUnavailable(f"room {self.code}: the store is unavailable")
         op_id, future = self._request("join", "", name=name, wanted=seat)
         try:
             async with asyncio.timeout(self.node.lease_ms / 1000 * 2 + 5):

@@ -456,9 +456,9 @@ class Player:
                 if frame["seq"] <= current["seq"]:
                     continue  # queued before `current` (which the reader already saw)
                 current = frame
-                retry_at = None
                 if current["view"]["legal"] != acted_on:
-                    acted_on = None
+                    # A new turn; a refusal of the old one no longer needs a retry.
+                    retry_at = acted_on = None
 
 
 async def seat_table(

@@ -346,7 +346,8 @@ class RoomActor:
         self.record = replace(self.record, seats=seats)
         state = self.record.state
         if state is not None and state.phase == "deal":
-            await self._apply(table.with_deal(self.record, state, [], self._shuffler))
+            with contextlib.suppress(StoreUnavailable):  # paused; dealt once it is back
+                await self._apply(table.with_deal(self.record, state, [], self._shuffler))
         now = self._loop.time()
         self.clock.loaded(len(seats), now)
         self.clock.state_changed(None, self.record.state, now)

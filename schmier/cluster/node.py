@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import os
 import secrets
 import socket
@@ -36,7 +37,7 @@ from schmier.cluster.follower import Follower
 from schmier.cluster.hub import Served, instance_of
 from schmier.cluster.outbox import Outbox
 from schmier.config import Settings
-from schmier.logs import event, failure
+from schmier.logs import event, failure, failure_unless_outage
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.registry import LiveRoom, Rooms, ShuttingDown
 from schmier.store import RedisStore, StoreError, StoreUnavailable
@@ -115,7 +116,9 @@ class Node:
             async with asyncio.timeout(DRAIN_SECONDS):
                 await self._outbox.drained()
         except TimeoutError:
-            failure("cluster.drain_timeout", instance=self.instance)
+            # Redis did not take the last messages in time (it may be down): the other
+            # instances find out from the leases instead.
+            event("cluster.drain_timeout", logging.WARNING, instance=self.instance)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -314,7 +317,7 @@ class Node:
             try:
                 await self.store.release_lease(room.code, room.lease)
             except StoreError:
-                failure("cluster.release_failed", room=room.code)
+                failure_unless_outage("cluster.release_failed", room=room.code)
         for instance in instances:
             self.send(instance, bus.Released(room.code))
         event("room.released", room=room.code, lost=lost, followers=len(instances))

@@ -8,8 +8,10 @@ clear message instead of halfway through a game. Every field is documented in
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from schmier.store.sentinel import parse_sentinels
 
 
 class Settings(BaseSettings):
@@ -23,6 +25,31 @@ class Settings(BaseSettings):
         None, description="Redis URL (redis://host:port/db); unset keeps rooms in memory."
     )
     redis_prefix: str = Field("schmier:", description="Prefix of every Redis key.")
+    redis_sentinels: str = Field(
+        "",
+        description=(
+            "Comma-separated host:port of Redis Sentinels; set, the master is found "
+            "through them (the URL then gives only database, password and TLS)."
+        ),
+    )
+    redis_sentinel_master: str = Field(
+        "mymaster", min_length=1, description="The name the sentinels monitor the master by."
+    )
+    redis_wait_replicas: int = Field(
+        0,
+        ge=0,
+        le=16,
+        description=(
+            "Replicas every commit waits for (Redis WAIT) before its views go out; 0: "
+            "none (commits are done once the master has them)."
+        ),
+    )
+    redis_wait_ms: int = Field(
+        1000,
+        ge=1,
+        le=60_000,
+        description="Milliseconds a commit waits for its replicas before it counts as done.",
+    )
     instance_id: str | None = Field(
         None,
         pattern=r"^[A-Za-z0-9_.-]{1,64}$",
@@ -110,6 +137,22 @@ class Settings(BaseSettings):
     max_frame: int = Field(
         8192, ge=256, description="Largest WebSocket frame in bytes; larger closes with 1009."
     )
+
+    @field_validator("redis_sentinels")
+    @classmethod
+    def _sentinels_parse(cls, value: str) -> str:
+        parse_sentinels(value)
+        return value
+
+    @property
+    def sentinel_addresses(self) -> list[tuple[str, int]]:
+        """The sentinels' addresses (empty: no Sentinel)."""
+        return parse_sentinels(self.redis_sentinels)
+
+    @property
+    def uses_redis(self) -> bool:
+        """Whether rooms live in Redis (a URL or sentinels are set)."""
+        return bool(self.redis_url or self.redis_sentinels.strip())
 
     @property
     def origin_allowlist(self) -> frozenset[str]:

@@ -1,6 +1,10 @@
 """Rate limits, all of them: frames per connection, chat lines per seat, and room
 creations, joins and failed look-ups per client address.
 
+The per-address budgets are counted in this process with the memory store, and in
+Redis when the server uses Redis (`SharedBudget`), so that several instances behind
+one balancer share one budget per address instead of each allowing the whole of it.
+
 A token bucket lets a burst through and then a steady rate, which fits both a browser
 (a few quick clicks) and an abuser (who runs out and stays out). Chat uses a window
 instead (at most `burst` lines in any `window` seconds), which is what players are told.
@@ -12,6 +16,10 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
+from typing import Protocol
+
+from schmier.store.base import StoreError
 
 
 class TokenBucket:
@@ -96,3 +104,71 @@ class SlidingWindow:
             return False
         events.append(now)
         return True
+
+
+class Budget(Protocol):
+    """A per-address budget (room creations, joins, failed look-ups), wherever it is
+    counted: `take` counts one event, `exhausted` only looks."""
+
+    async def take(self, address: str) -> bool:
+        """Count one event for `address`; False when it is past its limit."""
+
+    async def exhausted(self, address: str) -> bool:
+        """Whether `address` is past its limit, without counting anything."""
+
+
+class LocalBudget:
+    """A budget counted in this process (the memory store: a single instance)."""
+
+    def __init__(self, per_minute: int) -> None:
+        self.limiter = AddressLimiter(per_minute)
+
+    async def take(self, address: str) -> bool:
+        return self.limiter.take(address)
+
+    async def exhausted(self, address: str) -> bool:
+        return self.limiter.exhausted(address)
+
+
+class TokenStore(Protocol):
+    """Where shared buckets live (`RedisStore.take_token`)."""
+
+    async def take_token(self, name: str, address: str, per_minute: int, *, spend: bool) -> bool:
+        """Whether `address` has a token in bucket `name`, spending it if `spend`."""
+
+
+class SharedBudget:
+    """A budget counted in Redis, so every instance sharing it counts against one
+    bucket: two instances allow what one allows (a Lua token bucket on Redis' clock,
+    `schmier/store/scripts.py`). While Redis does not answer, this instance counts
+    alone (its own bucket, as without Redis) rather than refusing everybody or letting
+    everybody through; `fallback()` is told each time (a metric)."""
+
+    def __init__(
+        self,
+        store: TokenStore,
+        name: str,
+        per_minute: int,
+        fallback: Callable[[], None] = lambda: None,
+    ) -> None:
+        self._store = store
+        self._name = name
+        self._per_minute = per_minute
+        self._local = AddressLimiter(per_minute)
+        self._fallback = fallback
+
+    async def take(self, address: str) -> bool:
+        try:
+            return await self._store.take_token(self._name, address, self._per_minute, spend=True)
+        except StoreError:
+            self._fallback()
+            return self._local.take(address)
+
+    async def exhausted(self, address: str) -> bool:
+        try:
+            return not await self._store.take_token(
+                self._name, address, self._per_minute, spend=False
+            )
+        except StoreError:
+            self._fallback()
+            return self._local.exhausted(address)

@@ -100,28 +100,9 @@ def failure(name: str, **fields: Any) -> None:
     LOGGER.error(name, extra={"fields": fields}, exc_info=True)
 
 
-class Outage:
-    """One warning when a dependency stops answering, one when it answers again.
-
-    For loops that retry forever (the cluster's pub/sub listener, its lease renewals):
-    logging every failed attempt with its traceback would write one about twice a second
-    for as long as Redis is away (at every start of a compose stack whose Redis comes up
-    second, at every restart of Redis), burying whatever else the log says.
-    """
-
-    def __init__(self, lost: str, back: str, **fields: Any) -> None:
-        self.lost, self.back, self.fields = lost, back, fields
-        self.down = False
-
-    def failed(self, exc: BaseException, **fields: Any) -> None:
-        """An attempt failed: a warning (without the traceback) unless already down."""
-        if not self.down:
-            self.down = True
-            reason = f"{type(exc).__name__}: {exc}"[:200]
-            event(self.lost, logging.WARNING, **self.fields, **fields, error=reason)
-
-    def answered(self) -> None:
-        """An attempt succeeded: a warning that it is back, if it was down."""
-        if self.down:
-            self.down = False
-            event(self.back, logging.WARNING, **self.fields)
+def failure_unless_outage(name: str, **fields: Any) -> None:
+    """`failure`, except for the store being unreachable (an exception whose class says
+    `outage = True`): that is logged once when it starts and once when it ends, by the
+    store's health (schmier/store/health.py), never once per retry."""
+    if not getattr(sys.exc_info()[1], "outage", False):
+        failure(name, **fields)

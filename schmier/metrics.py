@@ -3,10 +3,58 @@
 from __future__ import annotations
 
 import platform
+from collections.abc import Iterable
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.gc_collector import GCCollector
+from prometheus_client.platform_collector import PlatformCollector
+from prometheus_client.process_collector import ProcessCollector
 
 from schmier import __version__
+from schmier.store import RedisStore, RoomStore
+
+
+class _StoreCollector:
+    """The Redis store's own counters, read at scrape time: the commit connection (in
+    flight, reconnects, commits no replica acknowledged in time) and the store's health."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self._store = store
+
+    def collect(self) -> Iterable[Metric]:
+        wire, health = self._store.wire, self._store.health
+        yield GaugeMetricFamily(
+            "schmier_store_up",
+            "1 while the store answers, 0 during an outage (as this instance sees it).",
+            value=1 if health.up else 0,
+        )
+        yield CounterMetricFamily(
+            "schmier_store_outages",
+            "Times the store became unreachable.",
+            value=health.outages,
+        )
+        yield GaugeMetricFamily(
+            "schmier_commit_wire_in_flight",
+            "Commands written on the commit connection and not answered yet.",
+            value=wire.in_flight,
+        )
+        yield CounterMetricFamily(
+            "schmier_commit_wire_reconnects",
+            "Times the commit connection was opened again after its first connection.",
+            value=max(0, wire.connects - 1),
+        )
+        yield CounterMetricFamily(
+            "schmier_commits_unreplicated",
+            "Commits whose WAIT ended short of SCHMIER_REDIS_WAIT_REPLICAS replicas.",
+            value=wire.unreplicated,
+        )
 
 
 class Metrics:
@@ -54,6 +102,49 @@ class Metrics:
         self.build_info.labels(
             __version__, platform.python_version(), platform.python_implementation()
         ).set(1)
+        # The process (memory, CPU, file descriptors), the platform and the garbage
+        # collector, as prometheus_client exports them on its default registry.
+        ProcessCollector(registry=self.registry)
+        PlatformCollector(registry=self.registry)
+        GCCollector(registry=self.registry)
+        self.takeovers = Counter(
+            "schmier_lease_takeovers",
+            "Rooms this instance took over from an owner that died or gave them up.",
+            registry=self.registry,
+        )
+        self.renewal_failures = Counter(
+            "schmier_lease_renewal_failures",
+            "Lease renewal rounds that failed (the store did not answer).",
+            registry=self.registry,
+        )
+        self.lease_regains = Counter(
+            "schmier_lease_regains",
+            "Leases that expired in Redis (an outage) and were taken again by their owner.",
+            registry=self.registry,
+        )
+        self.leases_lost = Counter(
+            "schmier_leases_lost",
+            "Leases found held by another instance: the room moved there.",
+            registry=self.registry,
+        )
+        self.owned_rooms = Gauge(
+            "schmier_leases_held", "Rooms whose lease this instance holds.", registry=self.registry
+        )
+        self.bus_dropped = Counter(
+            "schmier_bus_messages_dropped",
+            "Messages to other instances given up after three failed publishes.",
+            registry=self.registry,
+        )
+        self.limit_fallbacks = Counter(
+            "schmier_limit_fallbacks",
+            "Rate-limit checks counted in this instance alone because Redis did not answer.",
+            registry=self.registry,
+        )
+
+    def watch_store(self, store: RoomStore) -> None:
+        """Export the Redis store's own counters (nothing for the memory store)."""
+        if isinstance(store, RedisStore):
+            self.registry.register(_StoreCollector(store))
 
     def render(self) -> bytes:
         """The Prometheus text exposition of every metric."""

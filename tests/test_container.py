@@ -358,7 +358,7 @@ def test_health_checks_through_the_docker_compatible_api(
     time.sleep(3)  # half a dozen of the listener's retries
     assert not podman.healthy(cut_off)
     log = logs()
-    assert log.count('"event": "cluster.store_unreachable"') == 1, log
+    assert log.count('"event": "store.unavailable"') == 1, log
     assert "Traceback" not in log
 
 

@@ -121,3 +121,26 @@ async def test_the_guard_counts_per_address(server_factory: ServerFactory) -> No
     # Refusals do not count as further failures of somebody else either.
     async with httpx.AsyncClient(base_url=server.base_url) as http:
         assert (await http.get(f"/api/rooms/{code}")).status_code == 200
+
+
+async def test_two_instances_share_one_budget(
+    server_factory: ServerFactory, redis_url: str, redis_prefix: str
+) -> None:
+    """With Redis the budget of failed look-ups is counted in Redis: an address that
+    spends half of it on one instance and half on the other is out on both, over HTTP
+    and sockets alike (it is not twice the budget behind a balancer)."""
+    shared = {"redis_url": redis_url, "redis_prefix": redis_prefix, "lookup_fail_rate": 6}
+    first, second = server_factory(**shared), server_factory(**shared)
+    code = await first.create_room("schmier6")
+    async with httpx.AsyncClient(base_url=first.base_url) as http:
+        for digit in "018":  # never in the code alphabet: never the room itself
+            assert (await http.get(f"/api/rooms/{digit}{code[1:]}")).status_code == 404
+        assert (await http.get(f"/api/rooms/{code}")).status_code == 200
+    for attempt in range(3):
+        guess = await Client.connect(second.ws_url(code))
+        await guess.send({"type": "hello", "token": f"guess-{attempt}"})
+        assert await guess.closed() == 4401
+    for server in (first, second):
+        assert await refused_handshake(server.ws_url(code)) == 429
+        async with httpx.AsyncClient(base_url=server.base_url) as http:
+            assert (await http.get(f"/api/rooms/{code}")).status_code == 429

@@ -125,7 +125,7 @@ async def test_a_whole_evening_logs_no_secret(
 
     store = redis.Redis.from_url(redis_url)
     try:
-        entries = store.lrange(f"{redis_prefix}log:{code}", 0, -1)
+        entries = store.lrange(f"{redis_prefix}log:{{{code}}}", 0, -1)
     finally:
         store.close()
     dealt = {

@@ -191,6 +191,48 @@ async def test_health_fails_without_the_store(server_factory: ServerFactory) -> 
     async with httpx.AsyncClient(base_url=server.base_url) as http:
         assert (await http.get("/healthz")).status_code == 503
         assert (await http.post("/api/rooms", json={"variant": "schmier6"})).status_code == 503
+        # The process lives on (a supervisor must not restart it); it is not ready.
+        assert (await http.get("/livez")).json() == {"status": "ok"}
+        ready = await http.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["status"] == "store unavailable"
+        text = (await http.get("/metrics")).text
+    assert re.search(r"^schmier_store_up 0\.0$", text, re.M), text
+
+
+async def test_ready_and_alive(http: httpx.AsyncClient) -> None:
+    assert (await http.get("/livez")).status_code == 200
+    ready = await http.get("/readyz")
+    assert ready.status_code == 200 and ready.json()["status"] == "ready"
+
+
+async def test_operators_metrics(redis_server: RunningServer) -> None:
+    """The process, platform and GC collectors, the commit connection, the leases."""
+    code = await redis_server.create_room("schmier6")
+    await redis_server.join(code, "Ann")
+    async with httpx.AsyncClient(base_url=redis_server.base_url) as http:
+        text = (await http.get("/metrics")).text
+        ready = await http.get("/readyz")
+    assert ready.status_code == 200
+    for name in (
+        "process_resident_memory_bytes",
+        "process_cpu_seconds_total",
+        "process_open_fds",
+        "python_info",
+        "python_gc_collections_total",
+        "schmier_store_up 1.0",
+        "schmier_store_outages_total 0.0",
+        "schmier_commit_wire_in_flight 0.0",
+        "schmier_commit_wire_reconnects_total 0.0",
+        "schmier_commits_unreplicated_total 0.0",
+        "schmier_leases_held 1.0",
+        "schmier_lease_takeovers_total 0.0",
+        "schmier_lease_renewal_failures_total 0.0",
+        "schmier_lease_regains_total 0.0",
+        "schmier_leases_lost_total 0.0",
+        "schmier_bus_messages_dropped_total 0.0",
+        "schmier_limit_fallbacks_total 0.0",
+    ):
+        assert name in text, name
 
 
 async def test_metrics_follow_the_rooms(server: RunningServer) -> None:

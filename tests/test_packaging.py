@@ -382,6 +382,7 @@ def test_ci_script_is_strict_and_runs_the_readme() -> None:
         "uv lock --check",
         "bash tools/lock --check-exports",
         "docker-compose -f docker-compose.yml config -q",
+        "docker-compose -f docs/examples/docker-compose.ha.yml config -q",
         "ruff check .",
         "ruff format --check .",
         "mypy",

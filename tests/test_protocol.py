@@ -82,6 +82,7 @@ def test_doc_names_every_frame_code_and_field() -> None:
     for field in View.model_fields:
         assert f"`{field}`" in DOC, field
     paths = ["POST /api/rooms", "GET /api/rooms/{code}", "POST /api/rooms/{code}/join"]
-    paths += ["GET /healthz", "GET /metrics", "GET /api/protocol.json", "/ws/{code}"]
+    paths += ["GET /healthz", "GET /livez", "GET /readyz", "GET /metrics"]
+    paths += ["GET /api/protocol.json", "/ws/{code}"]
     for path in paths:
         assert path in DOC, path

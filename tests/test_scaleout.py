@@ -455,9 +455,19 @@ async def test_rolling_restart_loses_no_game_and_no_action(cluster: Cluster) -> 
         for roaming in seats.values()
     ]
     replacements: list[asyncio.Task[Any]] = []
+    going: dict[str, set[str]] = {}
+    """The rooms whose game was still on when each instance was stopped."""
     try:
         for old, new in (("a", "a2"), ("b", "b2")):
             await progress(20)
+            going[old] = {
+                code
+                for _, _, code, seats in rooms
+                if not any(
+                    r.client and r.client.state and over(r.client.state["view"])
+                    for r in seats.values()
+                )
+            }
             held = [code for _, _, code, _ in rooms if await cluster.owner(code) == old]
             # uvicorn ends a graceful stop by raising the signal again, so -15 is the
             # exit status of a clean SIGTERM.
@@ -491,12 +501,13 @@ async def test_rolling_restart_loses_no_game_and_no_action(cluster: Cluster) -> 
             for client in roaming.clients:
                 check_client(client, seat, states)
             await roaming.close()
-    # Every seat that sat on a stopped instance moved to another one mid-game.
+    # Every seat that sat on a stopped instance moved to another one mid-game (on a
+    # busy machine a game may have ended before its instance was stopped).
     on_stopped = [
         rooms[k][3][seat].reconnects
         for k, (_, _, where) in enumerate(games)
         for seat, name in where.items()
-        if name in ("a", "b")
+        if name in ("a", "b") and rooms[k][2] in going[name]
     ]
     assert all(count >= 1 for count in on_stopped), on_stopped
 

@@ -242,8 +242,8 @@ async def test_redis_keys_live_under_the_prefix(
     await redis_store.commit("ROOM", 1, b"v1", [b"e1"])
 
     keys = sorted([k.decode() async for k in raw_redis.scan_iter(match=redis_prefix + "*")])
-    assert keys == [f"{redis_prefix}log:ROOM", f"{redis_prefix}room:ROOM"]
-    assert await raw_redis.hgetall(f"{redis_prefix}room:ROOM") == {
+    assert keys == [f"{redis_prefix}log:{{ROOM}}", f"{redis_prefix}room:{{ROOM}}"]
+    assert await raw_redis.hgetall(f"{redis_prefix}room:{{ROOM}}") == {
         b"version": b"1",
         b"snapshot": b"v1",
     }
@@ -337,7 +337,7 @@ async def test_open_store_picks_the_backend(redis_url: str, redis_prefix: str) -
     backend = open_store(redis_url, prefix=redis_prefix, ttl_seconds=60)
     try:
         assert isinstance(backend, RedisStore)
-        assert backend.room_key("X") == f"{redis_prefix}room:X"
+        assert backend.room_key("X") == f"{redis_prefix}room:{{X}}"
         assert await backend.ping()
     finally:
         await backend.aclose()

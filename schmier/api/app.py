@@ -31,9 +31,16 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     configure(settings.log_json, settings.log_level)
     own_store = store is None
     the_store = store or open_store(
-        settings.redis_url, prefix=settings.redis_prefix, ttl_seconds=settings.room_ttl
+        settings.redis_url,
+        prefix=settings.redis_prefix,
+        ttl_seconds=settings.room_ttl,
+        sentinels=settings.sentinel_addresses,
+        sentinel_master=settings.redis_sentinel_master,
+        wait_replicas=settings.redis_wait_replicas,
+        wait_ms=settings.redis_wait_ms,
     )
     metrics = Metrics()
+    metrics.watch_store(the_store)
     rooms = Rooms(the_store, settings, metrics)
     node: Node | None = None
     if isinstance(the_store, RedisStore):
@@ -49,6 +56,8 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         event("server.start", store=type(the_store).__name__)
         try:
             collector.start()
+            if isinstance(the_store, RedisStore):
+                await the_store.start()
             if node is not None:
                 await node.start()
             yield
@@ -73,7 +82,8 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     app.state.settings = settings
     app.state.metrics = metrics
     app.state.rooms = rooms
-    app.state.limits = Limits(settings.create_rate, settings.join_rate, settings.lookup_fail_rate)
+    app.state.node = node
+    app.state.limits = Limits.for_store(settings, the_store, metrics)
     app.include_router(router)
     app.add_api_websocket_route("/ws/{code}", websocket_endpoint)
     web = web_directory()

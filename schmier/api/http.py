@@ -13,8 +13,9 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.routing import APIRoute
 
 from schmier import __version__, engine
-from schmier.limits import AddressLimiter
-from schmier.logs import event
+from schmier.config import Settings
+from schmier.limits import Budget, LocalBudget, SharedBudget
+from schmier.metrics import Metrics
 from schmier.protocol import (
     CreateRoom,
     HandRecord,
@@ -30,7 +31,7 @@ from schmier.rooms import JoinRefused, Rooms, ShuttingDown, UnknownRoom
 from schmier.rooms.codes import normalise_code
 from schmier.rooms.history import room_history
 from schmier.rooms.records import Book
-from schmier.store import StoreError
+from schmier.store import RedisStore, RoomStore, StoreError
 
 
 def _printable(value: Any) -> Any:
@@ -75,12 +76,30 @@ router = APIRouter(route_class=_Route)
 
 
 class Limits:
-    """The per-address limiters of one app."""
+    """The per-address budgets of one app: room creations, joins, failed look-ups (the
+    last also spent by the WebSocket guessing guard, `security.py`)."""
 
-    def __init__(self, create: int, join: int, failed_lookup: int) -> None:
-        self.create = AddressLimiter(create)
-        self.join = AddressLimiter(join)
-        self.failed = AddressLimiter(failed_lookup)
+    def __init__(self, create: Budget, join: Budget, failed: Budget) -> None:
+        self.create = create
+        self.join = join
+        self.failed = failed
+
+    @classmethod
+    def for_store(cls, settings: Settings, store: RoomStore, metrics: Metrics) -> Limits:
+        """Counted in Redis when the rooms are (shared by every instance), else here."""
+        rates = {
+            "create": settings.create_rate,
+            "join": settings.join_rate,
+            "failed": settings.lookup_fail_rate,
+        }
+        if isinstance(store, RedisStore):
+            fallback = metrics.limit_fallbacks.inc
+            budgets: dict[str, Budget] = {
+                name: SharedBudget(store, name, rate, fallback) for name, rate in rates.items()
+            }
+        else:
+            budgets = {name: LocalBudget(rate) for name, rate in rates.items()}
+        return cls(budgets["create"], budgets["join"], budgets["failed"])
 
 
 def client_address(request: Request) -> str:
@@ -102,26 +121,26 @@ def _too_many() -> HTTPException:
     return HTTPException(429, "too many requests; try again in a minute", {"Retry-After": "60"})
 
 
-def _check_lookup(request: Request, raw: str) -> str:
+async def _check_lookup(request: Request, raw: str) -> str:
     """The normalised code, counting failures; 429 once an address is past its limit."""
     address = client_address(request)
-    if _limits(request).failed.exhausted(address):
+    if await _limits(request).failed.exhausted(address):
         raise _too_many()
     code = normalise_code(raw)
     if code is None:
-        _unknown(request)
+        await _unknown(request)
     return code
 
 
-def _unknown(request: Request) -> NoReturn:
-    _limits(request).failed.take(client_address(request))
+async def _unknown(request: Request) -> NoReturn:
+    await _limits(request).failed.take(client_address(request))
     raise HTTPException(404, "unknown room")
 
 
 @router.post("/api/rooms", status_code=201, response_model=RoomCreated)
 async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
     """Create a room in its lobby; every rule not given gets its default."""
-    if not _limits(request).create.take(client_address(request)):
+    if not await _limits(request).create.take(client_address(request)):
         raise _too_many()
     try:
         rules = engine.make_rules(body.variant, body.rules)
@@ -137,27 +156,26 @@ async def create_room(body: CreateRoom, request: Request) -> dict[str, Any]:
 @router.get("/api/rooms/{code}", response_model=RoomInfo)
 async def room_info(code: str, request: Request) -> dict[str, Any]:
     """The room's seats and phase (public information only)."""
-    normal = _check_lookup(request, code)
+    normal = await _check_lookup(request, code)
     try:
         info = await _rooms(request).info(normal)
     except StoreError:
         raise HTTPException(503, "store unavailable") from None
     if info is None:
-        _unknown(request)
+        await _unknown(request)
     return info
 
 
 @router.post("/api/rooms/{code}/join", response_model=Joined)
 async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, Any]:
     """Take a seat (an empty one, or a bot's: the newcomer takes over its hand)."""
-    normal = _check_lookup(request, code)
-    if not _limits(request).join.take(client_address(request)):
+    normal = await _check_lookup(request, code)
+    if not await _limits(request).join.take(client_address(request)):
         raise _too_many()
     try:
         seat, token = await _rooms(request).join(normal, body.name, body.seat)
     except UnknownRoom:
-        _unknown(request)
-        raise
+        await _unknown(request)
     except JoinRefused as exc:
         raise HTTPException(exc.status, exc.detail) from None
     except ShuttingDown:
@@ -169,13 +187,13 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
 
 async def _book(request: Request, raw: str) -> Book:
     """The room's finished hands; 404 (counted as a failed look-up) for an unknown room."""
-    normal = _check_lookup(request, raw)
+    normal = await _check_lookup(request, raw)
     try:
         book = await _rooms(request).archive.book(normal)
     except StoreError:
         raise HTTPException(503, "store unavailable") from None
     if book is None:
-        _unknown(request)
+        await _unknown(request)
     return book
 
 
@@ -209,11 +227,38 @@ async def history(code: str, request: Request) -> dict[str, Any]:
 
 @router.get("/healthz")
 async def healthz(request: Request) -> Response:
-    """200 only when the store answers (so a load balancer skips a cut-off instance)."""
+    """200 only when the store answers (so a load balancer skips a cut-off instance).
+
+    An outage is logged by the store itself, once (not once per health check)."""
     if await _rooms(request).store.ping():
         return JSONResponse({"status": "ok", "version": __version__})
-    event("health.store_down")
     return JSONResponse({"status": "store unavailable", "version": __version__}, status_code=503)
+
+
+@router.get("/livez")
+async def livez() -> dict[str, str]:
+    """The process answers (its event loop runs), whatever its store does: the probe
+    after which a supervisor restarts a server, which a Redis outage must not trigger."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> Response:
+    """200 when this instance can take rooms now: its store answers, it is not shutting
+    down, and (with Redis) it hears the other instances. A balancer sends new players
+    only to ready instances; one that is not ready keeps the sockets it has."""
+    rooms = _rooms(request)
+    node = request.app.state.node
+    problem = None
+    if rooms.closing:
+        problem = "shutting down"
+    elif not await rooms.store.ping():
+        problem = "store unavailable"
+    elif node is not None and not node.listening_now:
+        problem = "not subscribed to the cluster's bus"
+    if problem is None:
+        return JSONResponse({"status": "ready", "version": __version__})
+    return JSONResponse({"status": problem, "version": __version__}, status_code=503)
 
 
 @router.get("/api/version")

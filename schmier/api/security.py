@@ -29,9 +29,9 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
 
 
 class _Limiter(Protocol):
-    def take(self, address: str) -> bool: ...
+    async def take(self, address: str) -> bool: ...
 
-    def exhausted(self, address: str) -> bool: ...
+    async def exhausted(self, address: str) -> bool: ...
 
 
 def _failed_lookups(scope: Scope) -> _Limiter | None:
@@ -52,7 +52,8 @@ class SecurityHeaders:
     budget as `GET /api/rooms/{code}` answering 404 (`SCHMIER_LOOKUP_FAIL_RATE`), and an
     address past that budget has its handshakes refused with HTTP 429 before anything
     else runs. Without this a guesser would simply use sockets instead of HTTP, where
-    the look-up limit does not apply.
+    the look-up limit does not apply. With Redis the budget is the one all instances
+    share (`limits.SharedBudget`), as for HTTP.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -83,7 +84,7 @@ class SecurityHeaders:
         if limiter is None:
             await self.app(scope, receive, send)
             return
-        if limiter.exhausted(address):
+        if await limiter.exhausted(address):
             event("socket.refused_guessing")
             await receive()  # the websocket.connect message
             if "websocket.http.response" in scope.get("extensions", {}):
@@ -106,7 +107,7 @@ class SecurityHeaders:
 
         async def counting_send(message: Message) -> None:
             if message["type"] == "websocket.close" and message.get("code") in GUESS_CLOSES:
-                limiter.take(address)
+                await limiter.take(address)
             await send(message)
 
         await self.app(scope, receive, counting_send)

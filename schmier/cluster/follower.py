@@ -11,34 +11,34 @@ and nothing is lost.
 
 When nobody owns the room any more, the follower takes the lease itself and becomes the
 owner (`takeover.py`): a local actor seats its sockets and takes the pending operations;
-from then on the follower only passes calls through to that actor.
+from then on the follower only passes calls through to that actor. Watching the lease,
+resending to a new owner and riding out an outage of the store are in `ownership.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from dataclasses import replace
 from typing import Any
 
 from schmier.cluster import bus
 from schmier.cluster.hub import Hub, instance_of
+from schmier.cluster.ownership import Ownership
 from schmier.cluster.sockets import Socket, deliver
-from schmier.cluster.takeover import promote
-from schmier.logs import event, failure
 from schmier.protocol import ClientFrame
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.codes import hash_token
 from schmier.rooms.frames import LatestFrames
+from schmier.rooms.outage import REFUSED_FRAME
 from schmier.rooms.peers import JoinRefused, Peer, RoomGone, seat_of, settle
 from schmier.rooms.record import RoomRecord
-from schmier.store import Stored, StoreError
+from schmier.store import Stored, StoreError, StoreUnavailable
 
 MAX_PENDING = 512
 """Forwarded operations awaiting their `done` before sockets count as flooding."""
 
 
-class Follower:
+class Follower(Ownership):
     """The room as seen from an instance that holds sockets but not the lease."""
 
     def __init__(self, code: str, stored: Stored, owner: str, *, node: Hub) -> None:
@@ -63,6 +63,11 @@ class Follower:
         """Operations that reached nobody (PUBLISH counted 0 receivers): never applied."""
         self.promoting = False
         """Taking the room over: operations wait here until every socket is seated."""
+        self.paused = False
+        """The store is unreachable: frames are refused here, nothing is forwarded."""
+        self.held: dict[str, str] = {}
+        """Frames in flight when the store went (op id: socket id), answered once a
+        snapshot of the owner says whether they were applied (`_settle_held`)."""
         self._promoted = asyncio.Event()
         loop = asyncio.get_running_loop()
         self._idle_since = loop.time()
@@ -91,6 +96,8 @@ class Follower:
         local = await self._settled()
         if local is not None:
             return await local.connect(peer, token)
+        if self.paused:
+            raise StoreUnavailable(f"room {self.code}: the store is unavailable")
         hashed = None if token is None else hash_token(token)
         sock = Socket(peer, self.node.new_id(), hashed)
         peer.seat = None
@@ -135,6 +142,8 @@ class Follower:
         local = await self._settled()
         if local is not None:
             return await local.join(name, seat)
+        if self.paused:
+            raise StoreUnavailable(f"room {self.code}: the store is unavailable")
         op_id, future = self._request("join", "", name=name, wanted=seat)
         try:
             async with asyncio.timeout(self.node.lease_ms / 1000 * 2 + 5):
@@ -155,6 +164,9 @@ class Follower:
             raise RoomGone(self.code)
         pid = self._pids.get(peer)
         if pid is None:
+            return
+        if self.paused:
+            peer.send(REFUSED_FRAME)  # the owner could not save it either
             return
         if len(self.pending) >= MAX_PENDING:
             raise RoomGone(self.code)
@@ -232,42 +244,11 @@ class Follower:
         self.waiting.pop(op_id, None)
         self.undelivered.discard(op_id)
 
-    def _unreachable(self) -> None:
-        """Nobody listens on the owner's channel: it died. Take over when its lease ends."""
-        if not self._closed and self.local is None:
-            self._spawn(self._wait_out())
-
-    async def _wait_out(self) -> None:
-        """The owner is dead: check again the moment its lease expires.
-
-        Without this, a take-over would also wait for the next periodic check (up to a
-        third of the lease more); the lease's remaining time is known exactly.
-        """
-        if self._waiting_out:
-            return
-        self._waiting_out = True
-        try:
-            left = await self.node.store.lease_ttl_ms(self.code)
-            if left > 0:
-                await asyncio.sleep(left / 1000 + 0.005)
-            await self._check(force=False)
-        except Exception:
-            failure("cluster.check_failed", room=self.code)
-        finally:
-            self._waiting_out = False
-
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run `work` as a task kept referenced (asyncio holds tasks only weakly)."""
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    async def _safe_check(self, *, force: bool) -> None:
-        """`_check` as a task of its own: a failure is logged, the watcher retries."""
-        try:
-            await self._check(force=force)
-        except Exception:
-            failure("cluster.check_failed", room=self.code)
 
     def on_message(self, message: bus.Message) -> None:
         """A message of the owner (the node's listener calls this, in bus order)."""
@@ -277,6 +258,8 @@ class Follower:
                     self.record = RoomRecord.from_bytes(snap.encode())
                     self.version = seq
                     self._broadcast()
+                if self.held and seq >= self.version:
+                    self._settle_held(self.record)
             case bus.Send(peer=pid, data=data):
                 deliver(self.sockets.get(pid), self.hellos.values(), pid, data.encode())
             case bus.Close(peer=pid, code=code, reason=reason):
@@ -313,89 +296,6 @@ class Follower:
 
     # ------------------------------------------------------------ ownership
 
-    async def _watch(self) -> None:
-        """Check the lease every third of the lease time; stop when unused."""
-        loop = asyncio.get_running_loop()
-        grace = self.node.settings.hello_timeout + self.node.lease_ms / 1000
-        while not self._closed and self.local is None:
-            await asyncio.sleep(self.node.lease_ms / 3000)
-            try:
-                await self._check(force=False)
-                if self.local is None and not await self.node.listening(instance_of(self.owner)):
-                    self._unreachable()
-            except Exception:
-                failure("cluster.follow_failed", room=self.code)
-            idle = not self.sockets and not self.waiting
-            if idle and self.local is None and loop.time() - self._idle_since > grace:
-                await self.close()
-
-    async def _check(self, *, force: bool) -> None:
-        """Find the owner; take the room if nobody has it; resend if it changed.
-
-        `force` (the owner said it gave the room up, or did not know it) resends the
-        pending operations even when the lease value looks unchanged.
-        """
-        async with self._lock:
-            if self.local is not None or self._closed:
-                return
-            try:
-                holder = await self._holder()
-                if holder is None and not self.sockets and not self.waiting:
-                    # Nobody here to serve: let the next hello or join open the room.
-                    await self.close()
-                    return
-                if holder is None:
-                    lease = await self.node.acquire(self.code)
-                    if lease is not None:
-                        await promote(self, lease, notified=force)
-                        return
-                    holder = await self.node.holder(self.code)
-            except StoreError:
-                failure("cluster.check_failed", room=self.code)
-                return
-            if holder is None:
-                return
-            if holder != self.owner or force:
-                if holder != self.owner:
-                    event("room.new_owner", room=self.code, owner=instance_of(holder))
-                self.owner = holder
-                if force:
-                    await asyncio.sleep(0.05)  # let a just-started owner get ready
-                self._resend(notified=force)
-
-    async def _holder(self) -> str | None:
-        """The room's lease holder; a lease of ours that no actor uses is freed first
-        (left over by an actor of ours that stopped)."""
-        holder = await self.node.holder(self.code)
-        ours = holder is not None and instance_of(holder) == self.node.instance
-        if holder is not None and ours and self.node.rooms.owned(self.code) is None:
-            await self.node.store.release_lease(self.code, holder)
-            return None
-        return holder
-
-    def _resend(self, *, notified: bool) -> None:
-        """Register the sockets with the new owner and hand it the pending operations.
-
-        `notified`: the previous owner said it did not (or no longer) serve the room,
-        which it only says after answering everything it applied; so the pending joins
-        were not applied and may go to the next owner too. So may a join that reached
-        nobody. Otherwise (the owner died holding it) a join may have been applied with
-        its token lost: it fails, and the client asks again.
-        """
-        for sock in self.sockets.values():
-            connect = bus.Op(self.code, self.node.new_id(), self.node.instance, "connect", sock.pid)
-            self._send(replace(connect, hash=sock.token_hash))
-        for op_id, op in list(self.pending.items()):
-            if op.kind == "join" and not notified and op_id not in self.undelivered:
-                # The old owner may have seated the player, and the token exists only
-                # in its answer: a resend could seat them twice. The client retries.
-                self.pending.pop(op_id)
-                future = self.waiting.pop(op_id, None)
-                if future is not None:
-                    settle(future, StoreError("the room changed owner; try again"))
-                continue
-            self._send(op)
-
     def promotion_over(self) -> None:
         """A take-over ended (done or failed): calls held meanwhile go on."""
         self.promoting = False
@@ -403,6 +303,7 @@ class Follower:
 
     def became_owner(self, actor: RoomActor) -> None:
         """The take-over succeeded: everything goes to `actor` from now on."""
+        self._settle_held(actor.record)
         self.local = actor
         self._closed = True
         self.node.forget(self)

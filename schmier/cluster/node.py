@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import os
 import secrets
 import socket
@@ -34,14 +35,12 @@ from collections.abc import Callable
 from schmier.cluster import bus, remote
 from schmier.cluster.follower import Follower
 from schmier.cluster.hub import Served, instance_of
+from schmier.cluster.outbox import Outbox
 from schmier.config import Settings
-from schmier.logs import Outage, event, failure
+from schmier.logs import event, failure, failure_unless_outage
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.registry import LiveRoom, Rooms, ShuttingDown
-from schmier.store import RedisStore, StoreError
-
-PUBLISH_BATCH = 256
-"""Messages sent in one pipeline (in order) when the outbox has a backlog."""
+from schmier.store import RedisStore, StoreError, StoreUnavailable
 
 RENEW_BATCH = 32
 """Leases renewed per pipeline (one round trip each), so a renewal never holds the loop."""
@@ -60,9 +59,6 @@ def default_instance_id() -> str:
     return f"{host[:40] or 'host'}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
-_Outgoing = tuple[str, bytes, Callable[[], None] | None]
-
-
 class Node:
     """The cluster membership of one server process (the registry's `opener`)."""
 
@@ -76,11 +72,16 @@ class Node:
         self.followers: dict[str, Follower] = {}
         self._starting: dict[str, list[bus.Op]] = {}
         """Operations for rooms whose lease was just taken and whose actor is loading."""
-        self._outbox: asyncio.Queue[_Outgoing] = asyncio.Queue()
+        self._outbox = Outbox(store, rooms.metrics)
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._first_try = asyncio.Event()
         """Set once the first subscription attempt succeeded or failed."""
+        self.listening_now = False
+        """Whether this instance's subscription to its channel is up (for /readyz)."""
+        self.metrics = rooms.metrics
+        self.metrics.owned_rooms.set_function(lambda: len(self.owned))
+        store.health.listen(self)
 
     # ------------------------------------------------------------ life cycle
 
@@ -99,7 +100,7 @@ class Node:
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._listen(), name="cluster:listen"),
-            loop.create_task(self._publish(), name="cluster:publish"),
+            loop.create_task(self._outbox.run(), name="cluster:publish"),
             loop.create_task(self._renew(), name="cluster:renew"),
         ]
         try:
@@ -113,9 +114,11 @@ class Node:
         """Send what is queued (the hand-over notices), then stop the tasks."""
         try:
             async with asyncio.timeout(DRAIN_SECONDS):
-                await self._outbox.join()
+                await self._outbox.drained()
         except TimeoutError:
-            failure("cluster.drain_timeout", instance=self.instance)
+            # Redis did not take the last messages in time (it may be down): the other
+            # instances find out from the leases instead.
+            event("cluster.drain_timeout", logging.WARNING, instance=self.instance)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -207,6 +210,27 @@ class Node:
         """The room's current lease value, or None."""
         return await self.store.lease_holder(code)
 
+    async def keep_lease(self, room: RoomActor) -> str | None:
+        """The lease of a room this instance owns, after a renewal found it not ours or
+        the store came back: still ours, taken again (it expired in Redis while Redis
+        was unreachable, and nobody else took it; a new fence), or None: lost."""
+        holder = await self.store.lease_holder(room.code)
+        if holder is not None and holder == room.lease:
+            return holder
+        if holder is None:
+            value = await self.store.acquire_lease(room.code, self.instance, self.lease_ms)
+            if value is not None:
+                self.metrics.lease_regains.inc()
+                return value
+        self.metrics.leases_lost.inc()
+        return None
+
+    def store_changed(self, up: bool) -> None:
+        """The store went away or came back: the followed rooms' sockets are told, and
+        once it is back the followers catch up with their owners."""
+        for follower in list(self.followers.values()):
+            follower.store_changed(up)
+
     async def listening(self, instance: str) -> bool:
         """Whether `instance` is subscribed to its channel (alive, as far as Redis knows)."""
         try:
@@ -227,7 +251,6 @@ class Node:
         its actor stops before it could write (and its writes would be refused).
         """
         interval = self.lease_ms / 3000
-        outage = Outage("cluster.renew_failing", "cluster.renew_back", instance=self.instance)
         while True:
             await asyncio.sleep(interval)
             actors = [a for a in self.owned.values() if not a.closed and a.lease is not None]
@@ -242,12 +265,14 @@ class Node:
                         [(a.code, a.lease or "") for a in batch], self.lease_ms
                     )
             except StoreError as exc:
-                outage.failed(exc, rooms=len(actors))
+                self.metrics.renewal_failures.inc()
+                if not isinstance(exc, StoreUnavailable):  # an outage is logged by the store
+                    failure("cluster.renew_failed", rooms=len(actors))
                 continue
-            if actors:
-                outage.answered()
             for actor, ok in zip(actors, held, strict=True):
                 if not ok:
+                    # Lost to another instance, or vanished (expired in Redis while it
+                    # was unreachable): the actor finds out which and acts on it.
                     event("room.lease_expired", room=actor.code)
                     actor.lease_lost()
             await self._check_followers([a for a, ok in zip(actors, held, strict=True) if ok])
@@ -292,7 +317,7 @@ class Node:
             try:
                 await self.store.release_lease(room.code, room.lease)
             except StoreError:
-                failure("cluster.release_failed", room=room.code)
+                failure_unless_outage("cluster.release_failed", room=room.code)
         for instance in instances:
             self.send(instance, bus.Released(room.code))
         event("room.released", room=room.code, lost=lost, followers=len(instances))
@@ -306,49 +331,32 @@ class Node:
         unreachable: Callable[[], None] | None = None,
     ) -> None:
         """Queue `message` for `instance`; `unreachable()` runs if nobody listens there."""
-        self._outbox.put_nowait((self.channel(instance), bus.encode(message), unreachable))
-
-    async def _publish(self) -> None:
-        while True:
-            batch = [await self._outbox.get()]
-            while len(batch) < PUBLISH_BATCH and not self._outbox.empty():
-                batch.append(self._outbox.get_nowait())
-            try:
-                counts = await self._publish_batch(batch)
-                for (_, _, unreachable), count in zip(batch, counts, strict=True):
-                    if count == 0 and unreachable is not None:
-                        unreachable()
-            finally:
-                for _ in batch:
-                    self._outbox.task_done()
-
-    async def _publish_batch(self, batch: list[_Outgoing]) -> list[int | None]:
-        """Publish in order, trying three times; None for each count when all failed."""
-        messages = [(channel, data) for channel, data, _ in batch]
-        for attempt in range(3):
-            try:
-                return list(await self.store.publish_many(messages))
-            except StoreError:
-                if attempt < 2:
-                    await asyncio.sleep(0.1 * (attempt + 1))
-        failure("cluster.publish_failed", messages=len(batch))
-        return [None] * len(batch)
+        self._outbox.put(self.channel(instance), message, unreachable)
 
     async def _listen(self) -> None:
-        """Receive this instance's messages forever, resubscribing after a failure (one
-        warning when Redis goes, one when it is back; no traceback per retry)."""
-        outage = Outage("cluster.store_unreachable", "cluster.store_back", instance=self.instance)
+        """Receive this instance's messages forever, resubscribing after a failure.
+
+        Redis being unreachable is logged once, by the store's health (not a traceback
+        per attempt); anything else is a bug and logged with its traceback.
+        """
         while True:
             try:
                 async with self.store.subscribe(self.channel(self.instance)) as messages:
+                    if self._first_try.is_set():
+                        # Deaf for a while: what the owners sent meanwhile was lost.
+                        for follower in list(self.followers.values()):
+                            follower.resync()
                     self._first_try.set()
-                    outage.answered()
+                    self.listening_now = True
                     while True:
                         self._dispatch(await messages.next())
             except StoreError as exc:
                 self._first_try.set()
-                outage.failed(exc)
-                await asyncio.sleep(0.5)
+                if not isinstance(exc, StoreUnavailable):
+                    failure("cluster.listen_failed", instance=self.instance)
+            finally:
+                self.listening_now = False
+            await asyncio.sleep(0.5)
 
     def _dispatch(self, data: bytes) -> None:
         try:

@@ -76,6 +76,7 @@ async def promote(f: Following, lease: str, *, notified: bool) -> None:
 
 async def _hand_over(f: Following, actor: RoomActor, *, notified: bool) -> None:
     event("room.taken_over", room=f.code, seq=actor.version, sockets=len(f.sockets))
+    f.node.rooms.metrics.takeovers.inc()
     seated: dict[str, Peer] = {}
     for sock in list(f.sockets.values()):
         await _seat(actor, sock, history=False)

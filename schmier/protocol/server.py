@@ -147,8 +147,25 @@ class ChatHistoryFrame(_Out):
     lines: list[ChatLine]
 
 
+class PausedFrame(_Out):
+    """(extension) The table is paused: the server cannot save anything right now (its
+    store is unreachable). Actions are answered `store_unavailable` until `resumed`."""
+
+    type: Literal["paused"]
+    reason: Literal["store_unavailable"]
+    message: str
+
+
+class ResumedFrame(_Out):
+    """(extension) The pause is over: the game goes on from the last `state`."""
+
+    type: Literal["resumed"]
+    message: str
+
+
 ServerFrame = Annotated[
-    StateFrame | ErrorFrame | ChatFrame | ChatHistoryFrame, Field(discriminator="type")
+    StateFrame | ErrorFrame | ChatFrame | ChatHistoryFrame | PausedFrame | ResumedFrame,
+    Field(discriminator="type"),
 ]
 SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
-SERVER_TYPES: tuple[str, ...] = ("state", "error", "chat", "chat_history")
+SERVER_TYPES: tuple[str, ...] = ("state", "error", "chat", "chat_history", "paused", "resumed")

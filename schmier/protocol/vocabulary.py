@@ -18,9 +18,17 @@ EntropyHex = Annotated[str, Field(pattern=r"^[0-9a-f]{16,64}$")]
 """A player's entropy for a deck: 16 to 64 lowercase hex characters."""
 Phase = Literal["lobby", "bidding", "trump", "discard", "call", "play", "hand_over", "game_over"]
 ErrorCode = Literal[
-    "bad_message", "not_your_turn", "illegal", "forbidden", "rate_limited", "unavailable"
+    "bad_message",
+    "not_your_turn",
+    "illegal",
+    "forbidden",
+    "rate_limited",
+    "unavailable",
+    "store_unavailable",
 ]
-"""`unavailable` is this server's extension: the store could not save the change."""
+"""`unavailable` and `store_unavailable` are this server's extensions: the store could
+not save the change (`unavailable`: this once, try again; `store_unavailable`: the
+store is unreachable and the table is paused until it is back, see `PausedFrame`)."""
 ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
 
 NAME_MAX = 24

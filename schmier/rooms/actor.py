@@ -21,6 +21,7 @@ through its `Link` (the cluster), which also brings their forwarded operations i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import secrets
 import time
@@ -32,7 +33,7 @@ from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Leave, Start
-from schmier.rooms import autoplay, chat, mailbox, table
+from schmier.rooms import autoplay, chat, mailbox, outage, table
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import (
@@ -47,7 +48,7 @@ from schmier.rooms.peers import (
 )
 from schmier.rooms.record import RoomRecord
 from schmier.rooms.table import Change, SecureShuffler, Shuffler
-from schmier.store import LeaseLost, RoomStore, StoreError, VersionConflict
+from schmier.store import LeaseLost, RoomStore, StoreError, StoreUnavailable, VersionConflict
 
 
 class RoomActor(mailbox.Door):
@@ -89,18 +90,14 @@ class RoomActor(mailbox.Door):
         self._task: asyncio.Task[None] | None = None
         self._frames = LatestFrames()
         self._stopping = False
+        self.outage = outage.Outage()
+        """Paused while the store is unreachable (`schmier/rooms/outage.py`)."""
 
     # ------------------------------------------------------------ outside API
 
     def start(self) -> None:
         """Run the actor's loop as a task."""
         self._task = self._loop.create_task(self._run(), name=f"room:{self.code}")
-
-    def lease_lost(self) -> None:
-        """The lease could not be renewed: another instance may own the room now."""
-        self.lost = self._stopping = True
-        if not self.closed:
-            self._mailbox.put_nowait(mailbox.Stop(lost=True))
 
     async def stop(self) -> None:
         """Stop after the message in flight, closing every socket with 1012."""
@@ -179,9 +176,10 @@ class RoomActor(mailbox.Door):
             # connection): take what is stored; the timer simply runs again.
             self.clock.failed(self._loop.time())
             await self._reload()
-        except StoreError:
+        except StoreError as exc:
             self.clock.failed(self._loop.time())
-            failure("room.store_error", room=self.code)
+            if not isinstance(exc, StoreUnavailable):  # an outage is logged once, by the store
+                failure("room.store_error", room=self.code)
 
     async def _handle(self, message: mailbox.Message) -> None:
         match message:
@@ -196,12 +194,19 @@ class RoomActor(mailbox.Door):
                     await self.apply_frame(peer, frame, op)
             case mailbox.Disconnect(peer=peer):
                 await self.drop_peer(peer)
-            case mailbox.Remote(op=op):
-                if self._link is not None:
-                    await self._link.handle(self, op)
-            case mailbox.Gone(instance=instance):
-                if self._link is not None:
-                    await self._link.gone(self, instance)
+            case mailbox.Remote() | mailbox.Gone():
+                await self._from_cluster(message)
+            case mailbox.Store() | mailbox.Lease():
+                await outage.handle(self, message)
+
+    async def _from_cluster(self, message: mailbox.Remote | mailbox.Gone) -> None:
+        """Another instance's operation, or its end: the cluster applies it here."""
+        if self._link is None:
+            return
+        if isinstance(message, mailbox.Remote):
+            await self._link.handle(self, message.op)
+        else:
+            await self._link.gone(self, message.instance)
 
     # ------------------------------------------------------------ committing
 
@@ -209,31 +214,46 @@ class RoomActor(mailbox.Door):
         """Commit `change` as the next version, then adopt it and send every view.
 
         Raises `VersionConflict`, `LeaseLost` or `StoreError` when the store refuses or
-        fails; then nothing was adopted and nothing sent.
+        fails; then nothing was adopted and nothing sent. While the store is away it
+        raises `outage.Paused` without trying, and a commit that meets the store going
+        raises `outage.Unsettled` (its outcome is settled when the store is back).
         """
+        self.outage.check()
         record = change.stored()
         snapshot = record.to_bytes()
         entries = change.log()
         try:
-            await self._store.commit(
-                self.code, self.version + 1, snapshot, entries, lease=self.lease
-            )
+            await outage.commit(self, self.version + 1, snapshot, entries)
         except LeaseLost:
             self.lost = True
             raise
+        except StoreUnavailable as exc:
+            self._metrics.store_errors.inc()
+            raise self.outage.unsettled(self.version + 1, snapshot, record) from exc
         except (VersionConflict, StoreError):
             self._metrics.store_errors.inc()
             raise
         except Exception as exc:
             self._metrics.store_errors.inc()
             raise StoreError(str(exc)) from exc
-        before = self.record.state
-        self.version += 1
-        self.record = record
         self._metrics.actions.inc()
+        self.adopt(record, self.version + 1, snapshot)
+
+    def adopt(self, record: RoomRecord, version: int, snapshot: bytes | None = None) -> None:
+        """Take `record` (committed as `version`) as the room's and send every view."""
+        before = self.record.state
+        self.version = version
+        self.record = record
         if record.state is not before:
             self.clock.state_changed(before, record.state, self._loop.time())
         self._broadcast(snapshot)
+
+    # What an outage needs of the room (`outage.PausedRoom`).
+    apply = _apply
+    store = property(lambda self: self._store)
+    link = property(lambda self: self._link)
+    present = property(lambda self: self._peers.has)
+    tell_own = property(lambda self: self._peers.send_own)
 
     async def _reload(self) -> None:
         """Take the room as stored (after a lost compare-and-set) and show it to everyone."""
@@ -276,7 +296,8 @@ class RoomActor(mailbox.Door):
         await self._talk.load()
         state = self.record.state
         if state is not None and state.phase == "deal":
-            await self._apply(table.with_deal(self.record, state, [], self._shuffler))
+            with contextlib.suppress(StoreUnavailable):  # paused; dealt once it is back
+                await self._apply(table.with_deal(self.record, state, [], self._shuffler))
         now = self._loop.time()
         self.clock.loaded(len(seats), now)
         self.clock.state_changed(None, self.record.state, now)
@@ -303,6 +324,8 @@ class RoomActor(mailbox.Door):
         else:
             try:
                 await self._apply(change)
+            except StoreUnavailable:  # paused: seated all the same, saved once it is back
+                self._send_state(peer)
             except BaseException:
                 self._peers.discard(peer)
                 raise
@@ -310,6 +333,7 @@ class RoomActor(mailbox.Door):
             # Another instance's socket: its instance holds this until it has sent the
             # socket's first state (see cluster/follower.py).
             peer.send(self._talk.history_frame())
+        outage.tell_paused(self, peer)
         return True
 
     async def drop_peer(self, peer: Peer) -> None:
@@ -323,13 +347,19 @@ class RoomActor(mailbox.Door):
         if seat is not None and last:
             change = table.connected(self.record, seat, False)
             if change is not None:
-                await self._apply(change)
+                with contextlib.suppress(StoreUnavailable):  # saved when the store is back
+                    await self._apply(change)
 
     async def join_seat(self, name: str, wanted: int | None, op: str | None) -> tuple[int, str]:
         """A new player takes a seat: (seat, token)."""
         seating = table.join(self.record, name, wanted, present=self._peers.has)
         self.clock.seated(seating.seat, self._loop.time())
-        await self._apply(seating.change.with_op(op))
+        previous = self.record.seats[seating.seat]
+        try:
+            await self._apply(seating.change.with_op(op))
+        except outage.Unsettled as exc:
+            outage.undo_join_if_saved(exc, seating, previous)
+            raise
         event("room.join", room=self.code, seat=seating.seat, took_over_bot=seating.took_over)
         return seating.seat, seating.token
 
@@ -346,6 +376,9 @@ class RoomActor(mailbox.Door):
             self._metrics.refused.labels("unavailable").inc()
             await self._reload()
             peer.send(error_frame("unavailable", "the room changed elsewhere; try again"))
+        except StoreUnavailable as exc:
+            outage.refuse(exc, peer, self._metrics.refused.labels("store_unavailable"))
+            raise
         except StoreError:
             self._metrics.refused.labels("unavailable").inc()
             peer.send(error_frame("unavailable", "the room could not be saved; try again"))

@@ -85,13 +85,25 @@ class Disconnect:
 
 
 @dataclass
+class Store:
+    """The store went away (`up` false: pause) or came back (resume where it was)."""
+
+    up: bool
+
+
+@dataclass
+class Lease:
+    """The lease could not be renewed: find out whether it is lost or only vanished."""
+
+
+@dataclass
 class Stop:
     """Stop after the message in flight; `lost`: the lease is gone (write nothing more)."""
 
     lost: bool = False
 
 
-Message = Connect | Join | Frame | Disconnect | Stop | Remote | Gone
+Message = Connect | Join | Frame | Disconnect | Stop | Remote | Gone | Store | Lease
 
 
 class Mailbox:
@@ -206,6 +218,17 @@ class Door:
         if not self.closed:
             self._mailbox.put_nowait(Remote(op))
 
+    def lease_lost(self) -> None:
+        """The lease could not be renewed: another instance may own the room now (then
+        the room stops), or it vanished with the store (then the room takes it again)."""
+        if not self.closed:
+            self._mailbox.put_nowait(Lease())
+
+    def store_changed(self, up: bool) -> None:
+        """The store went away (pause) or came back (resume); never blocks."""
+        if not self.closed:
+            self._mailbox.put_nowait(Store(up))
+
     def instance_gone(self, instance: str) -> None:
         """`instance` no longer listens: its sockets here are gone."""
         if not self.closed:
@@ -220,9 +243,11 @@ __all__ = [
     "Frame",
     "Gone",
     "Join",
+    "Lease",
     "Mailbox",
     "Message",
     "Remote",
     "Stop",
+    "Store",
     "answer",
 ]

@@ -58,6 +58,10 @@ class Link(Protocol[R]):
     async def finished(self, room: R, *, lost: bool, instances: set[str]) -> None:
         """The actor stopped: give the lease up (unless `lost`), tell `instances`."""
 
+    async def keep_lease(self, room: R) -> str | None:
+        """The room's lease value now: the room's own, a new one when it had vanished
+        (expired in Redis) and nobody else took it, None when another instance holds it."""
+
 
 class RoomGone(Exception):
     """The room's actor has stopped; ask the registry for a fresh one."""
@@ -155,6 +159,13 @@ class Sockets:
         """The same frame to every socket (a chat line), wherever it is held."""
         for peer in self._peers:
             peer.send(data)
+
+    def send_own(self, data: bytes) -> None:
+        """The same frame to this instance's sockets only (their instances tell the
+        others whatever concerns their own store, such as a pause)."""
+        for peer in self._peers:
+            if peer.instance is None:
+                peer.send(data)
 
     def close_own(self, code: int) -> set[str]:
         """Close this instance's sockets and forget all; the other instances that held

@@ -22,7 +22,7 @@ from schmier.rooms.archive import Archive
 from schmier.rooms.codes import new_code
 from schmier.rooms.peers import Link, Peer, RoomGone
 from schmier.rooms.record import RoomRecord
-from schmier.store import LeaseLost, RoomStore, StoreError
+from schmier.store import LeaseLost, RoomStore, StoreError, health_of
 
 RETRIES = 5
 """Attempts to reach a room whose actor stops under our feet (idle, or failing to load)."""
@@ -87,6 +87,14 @@ class Rooms:
         self.closing = False
         self.archive = Archive(store)
         """The finished hands of the rooms, read from the store (any room, live or not)."""
+        health = health_of(store)
+        if health is not None:
+            health.listen(self)
+
+    def store_changed(self, up: bool) -> None:
+        """The store went away or came back: every live actor pauses or resumes."""
+        for actor in list(self.live.values()):
+            actor.store_changed(up)
 
     async def create(self, variant: str, rules: engine.Rules) -> RoomRecord:
         """Store a new empty room under a fresh code (retrying the rare collision)."""

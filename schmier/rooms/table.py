@@ -244,3 +244,29 @@ def connected(record: RoomRecord, seat: int, now_connected: bool) -> Change | No
     if not now_connected and current.kind != "human":
         return None
     return Change(record.with_seat(seat, replace(current, connected=now_connected)))
+
+
+def presence(record: RoomRecord, present: Callable[[int], bool]) -> Change | None:
+    """Every human seat shown connected exactly when a socket holds it: the change, or
+    None when the record already says so (after a pause, whose comings and goings could
+    not be saved when they happened)."""
+    seats = list(record.seats)
+    changed = False
+    for seat, current in enumerate(seats):
+        now = present(seat)
+        if current.kind == "human" and current.connected != now:
+            seats[seat] = replace(current, connected=now)
+            changed = True
+    if not changed:
+        return None
+    return Change(replace(record, seats=tuple(seats)))
+
+
+def unjoin(record: RoomRecord, seat: int, token_hash: str, previous: Seat) -> Change | None:
+    """Undo a join whose newcomer was never told the token (its commit's outcome was
+    unknown, and it was answered as failed): the seat goes back to what it was, unless
+    something else happened to it since."""
+    current = record.seats[seat]
+    if current.kind != "human" or current.token_hash != token_hash:
+        return None
+    return Change(record.with_seat(seat, previous))

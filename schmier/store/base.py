@@ -34,6 +34,21 @@ class StoreError(Exception):
     """
 
 
+class StoreUnavailable(StoreError):
+    """The store cannot be reached or is not serving right now: the connection was
+    refused, lost or timed out, or Redis answered that it cannot take writes at the
+    moment (loading its data, a replica since a failover, no master, ...).
+
+    An outage rather than a bug: the server pauses the rooms and waits for the store
+    to come back (docs/scaling.md, "When Redis is down") instead of logging a
+    traceback for every attempt. What a failed write did is unknown: it may or may not
+    have been applied, which is why a room checks the store before going on.
+    """
+
+    outage = True
+    """Logged once per outage by the store's health, not by whoever met it."""
+
+
 class VersionConflict(Exception):
     """A commit was refused because the stored version is not `version - 1`.
 

@@ -1,17 +1,22 @@
 """Rooms in Redis, so they survive restarts and several instances can share them.
 
-Per room there is a hash `{prefix}room:{code}` (`version`, `snapshot`), a list
-`{prefix}log:{code}` and a list `{prefix}chat:{code}` (its last chat lines), every key
-made by `room_part`. Every write goes through a Lua script, because only a script makes
-"check the version, write the snapshot, append the log, renew every expiry" one step
-that no other client can interleave with.
+Per room there is a hash (`version`, `snapshot`), a list (the log) and a list (its last
+chat lines), named by `keys.py` (hash-tagged by the room's code). Every write goes
+through a Lua script (`scripts.py`), because only a script makes "check the version,
+write the snapshot, append the log, renew every expiry" one step that no other client
+can interleave with.
+
+Redis is found at the URL's address, or through Redis Sentinel (`sentinel.py`). Every
+failure that means "Redis cannot be reached or cannot serve now" becomes
+`StoreUnavailable` and is reported to the store's `health` (`health.py`), which logs
+one warning when Redis goes and one when it is back.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -20,113 +25,20 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import RedisError
 
 import schmier.store.base as base
-from schmier.store.base import LeaseLost, Stored, StoreError, VersionConflict, check_commit_args
+from schmier.store import scripts
+from schmier.store.base import (
+    LeaseLost,
+    Stored,
+    StoreError,
+    StoreUnavailable,
+    VersionConflict,
+    check_commit_args,
+)
+from schmier.store.errors import classify
+from schmier.store.health import StoreHealth
+from schmier.store.keys import ALL_PARTS, ROOM_PARTS, Keys
+from schmier.store.sentinel import Address, SentinelFinder, SwitchWatch
 from schmier.store.wire import RedisWire
-
-# KEYS: room hash, log list, chat list. ARGV: snapshot, ttl in ms.
-# The log and the chat are cleared too: a leftover log of an earlier room with the same
-# code must not be replayed as this room's history, nor its chat shown.
-_CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'version', 0, 'snapshot', ARGV[1])
-redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-"""
-
-# KEYS: room hash, log list, lease, chat list. ARGV: new version, snapshot, ttl in ms, expected
-# lease value ('' = no lease check, single instance), entries...
-# Returns {1} on success, {0} when the room is missing, {0, found} on a version clash,
-# {-1} when the lease holds anything but the expected value (the fencing check: an
-# owner whose lease expired or was taken over can never write again).
-# Entries are pushed in batches because unpack() of a huge table overflows Lua's stack.
-_COMMIT = """
-if ARGV[4] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[4] then
-  return {-1}
-end
-local found = redis.call('HGET', KEYS[1], 'version')
-if not found then
-  return {0}
-end
-if tonumber(found) ~= tonumber(ARGV[1]) - 1 then
-  return {0, tonumber(found)}
-end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2])
-local n = #ARGV
-local i = 5
-while i <= n do
-  local j = math.min(i + 999, n)
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, j))
-  i = j + 1
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('PEXPIRE', KEYS[4], ARGV[3])
-return {1}
-"""
-
-# KEYS: room hash, log list, chat list, lease. ARGV: line, lines kept, ttl ms, expected lease
-# ('' = none). Returns 1; 0 when the room is missing (no orphan chat key); -1 when the lease
-# is not the caller's. Renews every expiry of the room: the chat never outlives the room.
-_CHAT = """
-if ARGV[4] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[4] then
-  return -1
-end
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
-end
-redis.call('RPUSH', KEYS[3], ARGV[1])
-redis.call('LTRIM', KEYS[3], -tonumber(ARGV[2]), -1)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('PEXPIRE', KEYS[3], ARGV[3])
-return 1
-"""
-
-# KEYS: lease, fence counter. ARGV: instance id, lease ms, fence ttl ms.
-# The fence comes from INCR, so every acquisition of a room's lease has a new number
-# and a value `instance:fence` is never handed out twice, not even to the same
-# instance coming back. SET NX keeps the lease of a living owner untouched.
-_ACQUIRE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return false
-end
-local fence = redis.call('INCR', KEYS[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-local value = ARGV[1] .. ':' .. fence
-if not redis.call('SET', KEYS[1], value, 'NX', 'PX', ARGV[2]) then
-  return false
-end
-return value
-"""
-
-# KEYS: lease. ARGV: expected value, lease ms. Extends the lease only while it is ours.
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-
-# KEYS: lease. ARGV: expected value. Frees the lease only while it is ours.
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
-
-
-@asynccontextmanager
-async def _backend(what: str) -> AsyncIterator[None]:
-    """Turn every client-side failure into `StoreError`, so callers need not know
-    redis-py's exception tree (or that a refused socket surfaces as OSError)."""
-    try:
-        yield
-    except (RedisError, OSError) as exc:
-        raise StoreError(f"redis {what} failed: {exc}") from exc
 
 
 def _raw(value: bytes | str) -> bytes:
@@ -144,13 +56,14 @@ def _text(value: bytes | str) -> str:
 class Subscription:
     """One channel's messages, as they arrive."""
 
-    def __init__(self, pubsub: aioredis.client.PubSub) -> None:
+    def __init__(self, pubsub: aioredis.client.PubSub, store: RedisStore) -> None:
         self._pubsub = pubsub
+        self._store = store
 
     async def next(self) -> bytes:
         """The next message published on the channel; `StoreError` if Redis fails."""
         while True:
-            async with _backend("listen"):
+            with self._store.calling("listen"):
                 message = await self._pubsub.get_message(timeout=None)
             if message is not None and message.get("type") == "message":
                 return _raw(message["data"])
@@ -163,6 +76,10 @@ class RedisStore:
     connections": under a burst the caller waits a little rather than losing a commit.
     One quick retry absorbs a connection Redis dropped (e.g. after its restart); more
     would only delay the error the health check should see.
+
+    `sentinels` (with `sentinel_master`) find the master through Redis Sentinel instead
+    of the URL's host and port. `wait_replicas` > 0 makes every commit wait (up to
+    `wait_ms`) until that many replicas have it before it counts as done.
     """
 
     def __init__(
@@ -172,37 +89,93 @@ class RedisStore:
         prefix: str = "schmier:",
         ttl_seconds: float,
         max_connections: int = 512,
+        sentinels: Sequence[Address] = (),
+        sentinel_master: str = "mymaster",
+        wait_replicas: int = 0,
+        wait_ms: int = 1000,
     ) -> None:
         if ttl_seconds <= 0:
             raise ValueError(f"ttl_seconds must be positive, got {ttl_seconds!r}")
-        self._prefix = prefix
+        self._keys = Keys(prefix)
         self._ttl_ms = max(1, round(ttl_seconds * 1000))
-        self._pool: aioredis.BlockingConnectionPool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=max_connections,
-            timeout=30,
-            socket_timeout=10,
-            socket_connect_timeout=5,
-            retry=Retry(ExponentialBackoff(cap=0.25, base=0.05), 1),
-        )
+        self.health = StoreHealth(self.ping)
+        options: dict[str, Any] = {
+            "max_connections": max_connections,
+            "timeout": 30,
+            "socket_timeout": 10,
+            "socket_connect_timeout": 5,
+            "retry": Retry(ExponentialBackoff(cap=0.25, base=0.05), 1),
+        }
+        self._finder = SentinelFinder(sentinels, sentinel_master) if sentinels else None
+        self._pool: aioredis.BlockingConnectionPool
+        if self._finder is not None:
+            self._pool = self._finder.pool(url, **options)
+        else:
+            self._pool = aioredis.BlockingConnectionPool.from_url(url, **options)
         self._client: aioredis.Redis = aioredis.Redis(connection_pool=self._pool)
         # Commits, the one command every action makes, go through their own pipelined
         # connection (see schmier/store/wire.py for why not through the pool).
-        self._wire = RedisWire(url, timeout=10, connect_timeout=5)
-        self._create = self._client.register_script(_CREATE)
-        self._chat = self._client.register_script(_CHAT)
-        self._acquire = self._client.register_script(_ACQUIRE)
-        self._renew = self._client.register_script(_RENEW)
-        self._release = self._client.register_script(_RELEASE)
+        self._wire = RedisWire(
+            url,
+            timeout=10,
+            connect_timeout=5,
+            resolve=None if self._finder is None else self._finder.master,
+            wait_replicas=wait_replicas,
+            wait_ms=wait_ms,
+        )
+        self._switches = None if self._finder is None else SwitchWatch(self._finder, self._moved)
+        self._legacy = True
+        """Whether rooms of versions before hash-tagged keys may still be found."""
+        self._create = self._client.register_script(scripts.CREATE)
+        self._chat = self._client.register_script(scripts.CHAT)
+        self._acquire = self._client.register_script(scripts.ACQUIRE)
+        self._renew = self._client.register_script(scripts.RENEW)
+        self._release = self._client.register_script(scripts.RELEASE)
+        self._adopt = self._client.register_script(scripts.ADOPT_LEGACY)
+        self._bucket = self._client.register_script(scripts.TOKEN_BUCKET)
+
+    @property
+    def wire(self) -> RedisWire:
+        """The commit connection (its counters are exported as metrics)."""
+        return self._wire
+
+    async def start(self) -> None:
+        """Follow the sentinels' announcements of a new master (nothing without them)."""
+        if self._switches is not None:
+            self._switches.start()
+
+    async def _moved(self, address: Address) -> None:
+        """A failover: leave the old master now, subscriptions and all (they would
+        otherwise go on talking to a demoted replica until its next error)."""
+        self._wire.moved(address)
+        with contextlib.suppress(RedisError, OSError):
+            await self._pool.disconnect(inuse_connections=True)
+
+    @contextmanager
+    def calling(self, what: str) -> Iterator[None]:
+        """Turn every client-side failure into a `StoreError` (callers need not know
+        redis-py's exception tree, or that a refused socket surfaces as OSError), and
+        tell the store's health when it means Redis is unreachable."""
+        try:
+            yield
+        except (RedisError, OSError, StoreError) as exc:
+            error = classify(what, exc)
+            if isinstance(error, StoreUnavailable):
+                self.health.failed(what, error)
+            if error is exc:
+                raise
+            raise error from exc
+
+    # ------------------------------------------------------------ names
 
     def key(self, name: str) -> str:
         """`name` under this store's prefix, for keys and channels of the cluster."""
-        return f"{self._prefix}{name}"
+        return self._keys.key(name)
 
     def room_part(self, code: str, part: str) -> str:
         """The key of one part of a room (`room`, `log`, `lease`, `fence`, ...): every key
         of a room is made here, so a room's keys always follow one scheme."""
-        return f"{self._prefix}{part}:{code}"
+        return self._keys.room_part(code, part)
 
     def lease_key(self, code: str) -> str:
         """The string holding `instance:fence` of the room's current owner."""
@@ -224,8 +197,10 @@ class RedisStore:
         """The list holding the room's last chat lines."""
         return self.room_part(code, "chat")
 
+    # ------------------------------------------------------------ rooms
+
     async def create(self, code: str, snapshot: bytes) -> bool:
-        async with _backend("create"):
+        with self.calling("create"):
             created: Any = await self._create(
                 keys=[self.room_key(code), self.log_key(code), self.chat_key(code)],
                 args=[bytes(snapshot), self._ttl_ms],
@@ -233,13 +208,33 @@ class RedisStore:
         return bool(created)
 
     async def load(self, code: str) -> Stored | None:
-        async with _backend("load"):
+        with self.calling("load"):
             version, snapshot = await self._client.hmget(
                 self.room_key(code), ["version", "snapshot"]
             )
+        if (version is None or snapshot is None) and await self._adopt_legacy(code):
+            return await self.load(code)
         if version is None or snapshot is None:
             return None
         return Stored(version=int(version), snapshot=_raw(snapshot))
+
+    async def _adopt_legacy(self, code: str) -> bool:
+        """Move a room stored under the untagged names of earlier versions to its new
+        names; whether there was one. Costs a round trip only for rooms not found."""
+        if not self._legacy:
+            return False
+        old = [self._keys.legacy_part(code, part) for part in ROOM_PARTS]
+        try:
+            with self.calling("adopt_legacy"):
+                moved: Any = await self._adopt(
+                    keys=[*old, self.room_key(code), self.log_key(code)], args=[]
+                )
+        except StoreError as exc:
+            if "CROSSSLOT" not in str(exc):
+                raise
+            self._legacy = False  # a cluster: it never held untagged rooms
+            return False
+        return bool(moved)
 
     async def commit(
         self,
@@ -253,9 +248,9 @@ class RedisStore:
         check_commit_args(version, entries)
         if lease == "":
             raise ValueError("an empty lease value would disable the lease check")
-        async with _backend("commit"):
+        with self.calling("commit"):
             reply: Any = await self._wire.eval(
-                _COMMIT,
+                scripts.COMMIT,
                 [
                     self.room_key(code),
                     self.log_key(code),
@@ -263,34 +258,54 @@ class RedisStore:
                     self.chat_key(code),
                 ],
                 [version, bytes(snapshot), self._ttl_ms, lease or "", *(bytes(e) for e in entries)],
+                durable=True,
             )
         if int(reply[0]) == -1:
             raise LeaseLost(code)
         if int(reply[0]) != 1:
             raise VersionConflict(code, version, int(reply[1]) if len(reply) > 1 else None)
 
+    async def read_log(self, code: str, start: int = 0) -> list[bytes]:
+        with self.calling("read_log"):
+            entries = await self._client.lrange(self.log_key(code), max(start, 0), -1)
+        if not entries and await self._adopt_legacy(code):
+            return await self.read_log(code, start)
+        return [_raw(entry) for entry in entries]
+
     async def add_chat(
         self, code: str, line: bytes, *, keep: int, lease: str | None = None
     ) -> bool:
         base.check_chat_args(line, lease)
         keys = [self.room_key(code), self.log_key(code), self.chat_key(code), self.lease_key(code)]
-        async with _backend("add_chat"):
-            args: list[bytes | int | str] = [bytes(line), int(keep), self._ttl_ms, lease or ""]
+        args: list[bytes | int | str] = [bytes(line), int(keep), self._ttl_ms, lease or ""]
+        with self.calling("add_chat"):
             reply: Any = await self._chat(keys=keys, args=args)
         if int(reply) == -1:
             raise LeaseLost(code)
         return int(reply) == 1
 
     async def read_chat(self, code: str) -> list[bytes]:
-        async with _backend("read_chat"):
+        with self.calling("read_chat"):
             lines = await self._client.lrange(self.chat_key(code), 0, -1)
         return [_raw(line) for line in lines]
+
+    async def exists(self, code: str) -> bool:
+        with self.calling("exists"):
+            found: int = await self._client.exists(self.room_key(code))
+        return found == 1 or await self._adopt_legacy(code)
+
+    async def delete(self, code: str) -> None:
+        legacy = [self._keys.legacy_part(code, p) for p in ROOM_PARTS] if self._legacy else []
+        with self.calling("delete"):
+            await self._client.delete(*(self.room_part(code, p) for p in ALL_PARTS))
+            for key in legacy:  # one key per call: never a cross-slot command
+                await self._client.delete(key)
 
     # ------------------------------------------------------------ leases
 
     async def acquire_lease(self, code: str, instance: str, lease_ms: int) -> str | None:
         """Become the room's owner if nobody is: the lease value, or None if held."""
-        async with _backend("acquire_lease"):
+        with self.calling("acquire_lease"):
             value: Any = await self._acquire(
                 keys=[self.lease_key(code), self.fence_key(code)],
                 args=[instance, lease_ms, self._ttl_ms],
@@ -305,27 +320,30 @@ class RedisStore:
         """
         if not leases:
             return []
-        async with _backend("renew_leases"), self._client.pipeline(transaction=False) as pipe:
-            for code, value in leases:
-                await self._renew(keys=[self.lease_key(code)], args=[value, lease_ms], client=pipe)
-            replies: list[Any] = await pipe.execute()
+        with self.calling("renew_leases"):
+            async with self._client.pipeline(transaction=False) as pipe:
+                for code, value in leases:
+                    await self._renew(
+                        keys=[self.lease_key(code)], args=[value, lease_ms], client=pipe
+                    )
+                replies: list[Any] = await pipe.execute()
         return [bool(int(r)) for r in replies]
 
     async def release_lease(self, code: str, value: str) -> bool:
-        """Give the room up now (if still ours), so another instance takes it at once."""
-        async with _backend("release_lease"):
+        """Give the lease up if it is still `value`, so another instance takes it at once."""
+        with self.calling("release_lease"):
             freed: Any = await self._release(keys=[self.lease_key(code)], args=[value])
         return bool(int(freed))
 
     async def lease_ttl_ms(self, code: str) -> int:
         """Milliseconds the room's lease has left; negative when there is none."""
-        async with _backend("lease_ttl_ms"):
+        with self.calling("lease_ttl_ms"):
             left: Any = await self._client.pttl(self.lease_key(code))
         return int(left)
 
     async def lease_holder(self, code: str) -> str | None:
         """The current lease value (`instance:fence`), or None when nobody owns the room."""
-        async with _backend("lease_holder"):
+        with self.calling("lease_holder"):
             value: Any = await self._client.get(self.lease_key(code))
         return None if value is None else _text(value)
 
@@ -334,17 +352,18 @@ class RedisStore:
     async def publish_many(self, messages: Sequence[tuple[str, bytes]]) -> list[int]:
         """Publish each `(channel, data)` in order, in one round trip; for each, how many
         subscribers received it (0: nobody listens on that channel)."""
-        async with _backend("publish"), self._client.pipeline(transaction=False) as pipe:
-            for channel, data in messages:
-                pipe.publish(channel, data)
-            counts: list[Any] = await pipe.execute()
+        with self.calling("publish"):
+            async with self._client.pipeline(transaction=False) as pipe:
+                for channel, data in messages:
+                    pipe.publish(channel, data)
+                counts: list[Any] = await pipe.execute()
         return [int(c) for c in counts]
 
     async def subscribers(self, channels: Sequence[str]) -> dict[str, int]:
         """How many subscribers each channel has (`PUBSUB NUMSUB`)."""
         if not channels:
             return {}
-        async with _backend("numsub"):
+        with self.calling("numsub"):
             counts: Any = await self._client.pubsub_numsub(*channels)
         return {_text(name): int(count) for name, count in counts}
 
@@ -357,40 +376,45 @@ class RedisStore:
         """
         pubsub = self._client.pubsub(ignore_subscribe_messages=True)
         try:
-            async with _backend("subscribe"):
+            with self.calling("subscribe"):
                 await pubsub.subscribe(channel)
-            yield Subscription(pubsub)
+            yield Subscription(pubsub, self)
         finally:
             with contextlib.suppress(RedisError, OSError):
                 await pubsub.aclose()  # type: ignore[no-untyped-call]
 
-    async def read_log(self, code: str, start: int = 0) -> list[bytes]:
-        async with _backend("read_log"):
-            entries = await self._client.lrange(self.log_key(code), max(start, 0), -1)
-        return [_raw(entry) for entry in entries]
+    # ------------------------------------------------------------ rate limits
 
-    async def exists(self, code: str) -> bool:
-        async with _backend("exists"):
-            found: int = await self._client.exists(self.room_key(code))
-        return found == 1
-
-    async def delete(self, code: str) -> None:
-        async with _backend("delete"):
-            await self._client.delete(
-                self.room_key(code),
-                self.log_key(code),
-                self.chat_key(code),
-                self.lease_key(code),
-                self.fence_key(code),
+    async def take_token(self, name: str, address: str, per_minute: int, *, spend: bool) -> bool:
+        """The shared token bucket of `address` for limit `name` (`per_minute` events,
+        all of them as a burst): whether a token is there, spending it if `spend`."""
+        with self.calling("limit"):
+            ok: Any = await self._bucket(
+                keys=[self._keys.limit(name, address)],
+                args=[per_minute, per_minute / 60_000, 1 if spend else 0],
             )
+        return bool(int(ok))
+
+    # ------------------------------------------------------------ health
 
     async def ping(self) -> bool:
+        """Whether Redis answers both of the store's ways to it (the pool and the commit
+        connection); never raises, and reports nothing to `health` (its probe)."""
         try:
-            return bool(await self._client.ping())
-        except (RedisError, OSError):
+            if not await self._client.ping():
+                return False
+            # Not PING: Redis answers PING while still loading its data, and EXISTS
+            # only once it serves (-LOADING before).
+            return isinstance(await self._wire.call("EXISTS", self.key("probe")), int)
+        except (RedisError, OSError, StoreError):
             return False
 
     async def aclose(self) -> None:
+        await self.health.aclose()
+        if self._switches is not None:
+            await self._switches.aclose()
         await self._wire.aclose()
         await self._client.aclose()
         await self._pool.aclose()
+        if self._finder is not None:
+            await self._finder.aclose()

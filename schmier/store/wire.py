@@ -15,185 +15,180 @@ Only what the store's hot path needs: commands and replies (RESP2, parsed by hir
 AUTH and SELECT from the URL, TLS for `rediss://`, Unix sockets, and a deadline after
 which a silent connection is dropped. Everything else (pub/sub, leases, loading) stays
 on redis-py.
+
+High availability: the address can come from a resolver (the sentinels' current
+master, `sentinel.py`) asked at every connection, which is then checked to be a master
+(`ROLE`); a `-READONLY` reply (the master was demoted) drops the connection, so the next
+command goes to the new one. With `wait_replicas`, `eval(..., durable=True)` also waits
+for that many replicas to have the write (`WAIT`): one `WAIT` after all the commands of
+a loop turn, so replicated commits cost one replication round trip per turn, not per
+commit.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
-import ssl
+import logging
 import time
-from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import hiredis
 from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
 
-from schmier.store.base import StoreError
+from schmier.logs import event
+from schmier.store.base import StoreError, StoreUnavailable
+from schmier.store.resp import (
+    OUTAGE_REPLIES,
+    Address,
+    ReplyError,
+    UnavailableReply,
+    _encode,
+    _Protocol,
+    _retrieved,
+    _tls_context,
+)
 
-
-class ReplyError(StoreError):
-    """Redis answered the command with an error (`-ERR ...`, `-NOSCRIPT ...`)."""
-
-
-def _encode(args: tuple[bytes | str | int, ...]) -> bytes:
-    """One command in RESP: an array of bulk strings."""
-    out = [b"*%d\r\n" % len(args)]
-    for arg in args:
-        if isinstance(arg, bytes):
-            data = arg
-        elif isinstance(arg, str):
-            data = arg.encode()
-        else:
-            data = b"%d" % arg
-        out.append(b"$%d\r\n" % len(data))
-        out.append(data)
-        out.append(b"\r\n")
-    return b"".join(out)
-
-
-def _tls_context(options: dict[str, Any]) -> ssl.SSLContext:
-    """The TLS settings of a `rediss://` URL, read as redis-py reads them
-    (`ssl_cert_reqs`, `ssl_ca_certs`, `ssl_check_hostname`), so that the commits and
-    the rest of the store trust the same server."""
-    context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"))
-    reqs = options.get("ssl_cert_reqs", "required")
-    if isinstance(reqs, str):
-        reqs = {
-            "none": ssl.CERT_NONE,
-            "optional": ssl.CERT_OPTIONAL,
-            "required": ssl.CERT_REQUIRED,
-        }.get(reqs.lower(), ssl.CERT_REQUIRED)
-    check_hostname = options.get("ssl_check_hostname", reqs != ssl.CERT_NONE)
-    if isinstance(check_hostname, str):
-        check_hostname = check_hostname.lower() not in ("false", "0", "no", "off")
-    context.check_hostname = bool(check_hostname) and reqs != ssl.CERT_NONE
-    context.verify_mode = reqs
-    return context
-
-
-class _Protocol(asyncio.Protocol):
-    """The socket: a turn's commands go out in one write, replies settle futures in order."""
-
-    def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
-        self.waiting: deque[tuple[asyncio.Future[Any], float]] = deque()
-        self.reader = hiredis.Reader(replyError=ReplyError)
-        self.lost: BaseException | None = None
-        self.outgoing: list[bytes] = []
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        # uvloop's transports are not subclasses of asyncio.Transport: no isinstance.
-        self.transport = transport  # type: ignore[assignment]
-
-    def data_received(self, data: bytes) -> None:
-        self.reader.feed(data)
-        waiting = self.waiting
-        while True:
-            reply = self.reader.gets()
-            if reply is False:
-                return
-            if not waiting:
-                # A reply nobody asked for means the stream is out of step: drop it.
-                self._fail(StoreError("redis sent an unexpected reply"))
-                return
-            future, _ = waiting.popleft()
-            if future.done():
-                continue
-            if isinstance(reply, ReplyError):
-                future.set_exception(reply)
-            else:
-                future.set_result(reply)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._fail(StoreError(f"redis connection lost: {exc or 'closed by the server'}"))
-
-    def _fail(self, error: StoreError) -> None:
-        self.lost = error
-        self.outgoing = []
-        # The loop may be closed already (a store outliving a test's loop): then there
-        # is nothing left to abort or to wake.
-        with contextlib.suppress(RuntimeError):
-            if self.transport is not None:
-                self.transport.abort()
-            while self.waiting:
-                future, _ = self.waiting.popleft()
-                if not future.done():
-                    future.set_exception(error)
-
-    def usable(self) -> bool:
-        """Whether commands may still go out here. A transport that is closing counts as
-        lost already: its `connection_lost` runs only on a later turn of the loop (when,
-        differs between Python versions), and a command sent meanwhile would fail."""
-        transport = self.transport
-        return self.lost is None and transport is not None and not transport.is_closing()
-
-    def send(self, data: bytes) -> asyncio.Future[Any]:
-        """Queue a command; every command made in this turn of the loop goes out in one
-        write at its end (a write is a system call, and under load many rooms commit in
-        the same turn: one write instead of one each)."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        if self.lost is not None or self.transport is None or self.transport.is_closing():
-            # The connection died between the caller's check and now: nothing would
-            # ever answer (its waiting list is already failed and empty).
-            future.set_exception(StoreError(f"redis connection lost: {self.lost}"))
-            return future
-        self.waiting.append((future, time.monotonic()))
-        if not self.outgoing:
-            loop.call_soon(self._flush)
-        self.outgoing.append(data)
-        return future
-
-    def _flush(self) -> None:
-        outgoing, self.outgoing = self.outgoing, []
-        if self.lost is None and self.transport is not None and outgoing:
-            self.transport.write(b"".join(outgoing))
+__all__ = [
+    "OUTAGE_REPLIES",
+    "Address",
+    "RedisWire",
+    "ReplyError",
+    "UnavailableReply",
+    "_tls_context",
+]
 
 
 class RedisWire:
     """A lazily opened, self-healing, pipelined connection to the Redis of `url`.
 
-    A dropped connection fails the commands in flight with `StoreError` (their
-    outcome is unknown; the caller's compare-and-set tells on the next attempt) and
-    the next command opens a new one. A connection that leaves a command unanswered
-    for `timeout` seconds is dropped the same way, so a hung Redis surfaces as errors
+    A dropped connection fails the commands in flight with `StoreUnavailable` (their
+    outcome is unknown; the caller checks the store before going on) and the next
+    command opens a new one. A connection that leaves a command unanswered for
+    `timeout` seconds is dropped the same way, so a hung Redis surfaces as errors
     instead of rooms waiting forever.
+
+    `resolve`, when given, says where the master is at each connection (the URL's host
+    and port are then unused) and the connection is checked to be a master's.
+    `wait_replicas` > 0: durable calls wait for that many replicas (up to `wait_ms`).
     """
 
-    def __init__(self, url: str, *, timeout: float = 10.0, connect_timeout: float = 5.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 10.0,
+        connect_timeout: float = 5.0,
+        resolve: Callable[[], Awaitable[Address]] | None = None,
+        wait_replicas: int = 0,
+        wait_ms: int = 1000,
+    ) -> None:
         self._options: dict[str, Any] = dict(parse_url(url))
         self._timeout = timeout
         self._connect_timeout = connect_timeout
+        self._resolve = resolve
+        self._wait_replicas = wait_replicas
+        self._wait = _encode(("WAIT", wait_replicas, wait_ms)) if wait_replicas > 0 else None
         self._protocol: _Protocol | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._connecting: asyncio.Task[_Protocol] | None = None
         self._watchdog: asyncio.TimerHandle | None = None
         self._scripts: dict[bytes, str] = {}
+        self.address: Address | None = None
+        """Where the current connection goes (None: not connected)."""
+        self.connects = 0
+        """Connections opened so far; all but the first are reconnections."""
+        self.unreplicated = 0
+        """Durable calls not known to have reached `wait_replicas` replicas."""
+        self.degraded = False
+        """Too few replicas: durable calls do not wait until enough are back (checked
+        every second), as MySQL's semi-synchronous replication falls back to async."""
 
-    async def call(self, *args: bytes | str | int) -> Any:
-        """Send one command and wait for its reply (a `ReplyError` if Redis refused it)."""
-        data = _encode(args)
+    @property
+    def in_flight(self) -> int:
+        """Commands written (or about to be) and not answered yet."""
+        protocol = self._protocol
+        return 0 if protocol is None or protocol.lost is not None else len(protocol.waiting)
+
+    async def _ready(self) -> _Protocol:
         protocol = self._protocol
         stale = self._loop is not asyncio.get_running_loop()
         if protocol is None or not protocol.usable() or stale:
             protocol = await self._connect()
+        return protocol
+
+    async def call(self, *args: bytes | str | int) -> Any:
+        """Send one command and wait for its reply (a `ReplyError` if Redis refused it)."""
+        data = _encode(args)
+        protocol = await self._ready()
         return await protocol.send(data)
 
-    async def eval(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
+    async def eval(
+        self, script: str, keys: list[str], args: list[bytes | str | int], *, durable: bool = False
+    ) -> Any:
         """Run a Lua script by its SHA1, loading it with EVAL the first time Redis
-        does not know it (a new or restarted Redis)."""
+        does not know it (a new or restarted Redis). `durable`: also wait until the
+        replicas have it (see `wait_replicas`)."""
         sha = self._scripts.get(script.encode())
         if sha is None:
             sha = hashlib.sha1(script.encode()).hexdigest()
             self._scripts[script.encode()] = sha
+        durable = durable and self._wait is not None
+        protocol = await self._ready()
         try:
-            return await self.call("EVALSHA", sha, len(keys), *keys, *args)
+            return await self._send(protocol, durable, "EVALSHA", sha, len(keys), *keys, *args)
         except ReplyError as exc:
             if not str(exc).startswith("NOSCRIPT"):
                 raise
-        return await self.call("EVAL", script, len(keys), *keys, *args)
+        protocol = await self._ready()
+        return await self._send(protocol, durable, "EVAL", script, len(keys), *keys, *args)
+
+    async def _send(self, protocol: _Protocol, durable: bool, *args: bytes | str | int) -> Any:
+        reply = protocol.send(_encode(args))
+        if durable and self.degraded:
+            self.unreplicated += 1
+            durable = False
+        if not durable:
+            return await reply
+        acked = protocol.barrier()
+        try:
+            result = await reply
+        except BaseException:
+            acked.add_done_callback(_retrieved)
+            raise
+        self._replicated(int(await acked))
+        return result
+
+    def _replicated(self, replicas: int) -> None:
+        """Count (and log once per change) commits that no replica acknowledged in
+        time: they stand, as on a Redis without replicas, but a failover before the
+        replicas catch up would lose them (docs/scaling.md). From the first one on,
+        commits stop waiting until enough replicas are connected again."""
+        if replicas >= self._wait_replicas:
+            return
+        self.unreplicated += 1
+        self._degrade(replicas)
+
+    def _degrade(self, replicas: int) -> None:
+        if not self.degraded:
+            self.degraded = True
+            event("store.unreplicated", logging.WARNING, replicas=replicas)
+
+    def _replicas_seen(self, role: Any) -> None:
+        """A master's `ROLE` reply: its connected replicas decide whether to wait."""
+        if self._wait is None or not isinstance(role, list) or len(role) < 3:
+            return
+        replicas = len(role[2])
+        if replicas < self._wait_replicas:
+            self._degrade(replicas)
+        elif self.degraded:
+            self.degraded = False
+            event("store.replicated", logging.WARNING, replicas=replicas)
+
+    def moved(self, address: Address) -> None:
+        """The master is now at `address` (a sentinel said so): leave the old one."""
+        if self.address is not None and self.address != address:
+            self._drop()
 
     async def _connect(self) -> _Protocol:
         loop = asyncio.get_running_loop()
@@ -209,7 +204,7 @@ class RedisWire:
         except StoreError:
             raise
         except (OSError, TimeoutError) as exc:
-            raise StoreError(f"redis connect failed: {exc}") from exc
+            raise StoreUnavailable(f"redis connect failed: {exc}") from exc
         return protocol
 
     async def _open(self) -> _Protocol:
@@ -217,15 +212,17 @@ class RedisWire:
         options = self._options
         kind = options.get("connection_class")
         async with asyncio.timeout(self._connect_timeout):
-            if kind is UnixDomainSocketConnection:
+            address: Address | None = None
+            if kind is UnixDomainSocketConnection and self._resolve is None:
                 _, protocol = await loop.create_unix_connection(_Protocol, options["path"])
             else:
+                if self._resolve is not None:
+                    address = await self._resolve()
+                else:
+                    address = (options.get("host", "localhost"), int(options.get("port", 6379)))
                 context = _tls_context(options) if kind is SSLConnection else None
                 _, protocol = await loop.create_connection(
-                    _Protocol,
-                    options.get("host", "localhost"),
-                    int(options.get("port", 6379)),
-                    ssl=context,
+                    _Protocol, address[0], address[1], ssl=context
                 )
             setup: list[tuple[bytes | str | int, ...]] = []
             if options.get("password"):
@@ -238,11 +235,22 @@ class RedisWire:
             try:
                 for command in setup:
                     await protocol.send(_encode(command))
+                if self._resolve is not None or self._wait is not None:
+                    role = await protocol.send(_encode(("ROLE",)))
+                    if self._resolve is not None and (not role or role[0] != b"master"):
+                        # A sentinel may still name a master demoted a moment ago.
+                        raise StoreUnavailable("the sentinels' master is not a master (yet)")
+                    self._replicas_seen(role)
             except BaseException:
-                protocol._fail(StoreError("redis refused the connection's set-up"))
+                protocol._fail(StoreUnavailable("redis refused the connection's set-up"))
                 raise
         self._drop()
+        protocol.wait_command = self._wait
         self._protocol = protocol
+        self.address = address
+        self.connects += 1
+        where = "unix socket" if address is None else f"{address[0]}:{address[1]}"
+        event("store.wire_connected", address=where, connects=self.connects)
         self._arm()
         return protocol
 
@@ -257,17 +265,24 @@ class RedisWire:
         if protocol is None or protocol.lost is not None:
             return
         if protocol.waiting and time.monotonic() - protocol.waiting[0][1] > self._timeout:
-            protocol._fail(StoreError(f"redis did not answer within {self._timeout:g} s"))
+            protocol._fail(StoreUnavailable(f"redis did not answer within {self._timeout:g} s"))
             return
+        if self.degraded:
+            protocol.send(_encode(("ROLE",))).add_done_callback(self._role_answered)
         self._arm()
+
+    def _role_answered(self, future: asyncio.Future[Any]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            self._replicas_seen(future.result())
 
     def _drop(self) -> None:
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
         if self._protocol is not None and self._protocol.lost is None:
-            self._protocol._fail(StoreError("redis connection replaced"))
+            self._protocol._fail(StoreUnavailable("redis connection replaced"))
         self._protocol = None
+        self.address = None
 
     async def aclose(self) -> None:
         """Close the connection (commands still in flight fail)."""

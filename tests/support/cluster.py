@@ -77,13 +77,17 @@ class Cluster:
         a lease and close sockets those tests do not reconnect."""
         self.servers: dict[str, RunningServer] = {}
         self._processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.env: dict[str, str] = {}
+        """Settings added to every instance started from now on (Sentinel, say)."""
+        self.store_options: dict[str, Any] = {}
+        """Options of the tests' own store client (`store`), e.g. its sentinels."""
 
     def start(self, *names: str) -> list[RunningServer]:
         """Start one instance per name (its log goes to a file, see `logs`)."""
         started = []
         for name in names:
             server, process = start_logged_server(
-                cluster_env(self.redis_url, self.prefix, name, self.lease_ms),
+                {**cluster_env(self.redis_url, self.prefix, name, self.lease_ms), **self.env},
                 self.log_dir / f"{name}.log",
             )
             self.servers[name] = server
@@ -127,7 +131,7 @@ class Cluster:
 
     def store(self) -> RedisStore:
         """A store client of the test's own on the cluster's keys."""
-        return RedisStore(self.redis_url, prefix=self.prefix, ttl_seconds=600)
+        return RedisStore(self.redis_url, prefix=self.prefix, ttl_seconds=600, **self.store_options)
 
     async def owner(self, code: str) -> str | None:
         """The instance holding the room's lease."""

@@ -254,6 +254,8 @@ class Client:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.frames: list[dict[str, Any]] = []
+        self.arrivals: list[float] = []
+        """When each of `frames` arrived (`time.monotonic()`)."""
         self.state: dict[str, Any] | None = None
         self._queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.close_code: int | None = None
@@ -286,6 +288,7 @@ class Client:
                 frame = orjson.loads(raw)
                 SERVER_FRAME.validate_python(frame)
                 self.frames.append(frame)
+                self.arrivals.append(time.monotonic())
                 if frame["type"] == "state":
                     self.state = frame
                     if self.on_state is not None:
@@ -393,8 +396,12 @@ class Player:
 
     After sending an action it waits for a state whose `legal` differs (or an error),
     so it never answers twice to the same turn; an error frame fails the game unless
-    `errors_ok`.
+    `errors_ok`. While the table is paused (the store is unreachable) it tries again
+    on `resumed`, or every `PAUSED_RETRY` seconds after a `store_unavailable` error,
+    as a patient person would, instead of hammering the server.
     """
+
+    PAUSED_RETRY = 0.5
 
     def __init__(
         self,
@@ -434,6 +441,8 @@ class Player:
         assert client.state is not None
         current = client.state
         acted_on: list[dict[str, Any]] | None = None
+        loop = asyncio.get_running_loop()
+        retry_at: float | None = None
         while True:
             view = current["view"]
             if done(view):
@@ -445,11 +454,26 @@ class Player:
                 await client.send(self.choose(legal))
                 self.actions += 1
                 acted_on = legal
-            left = deadline - asyncio.get_running_loop().time()
+            left = deadline - loop.time()
             if left <= 0:
                 raise AssertionError(f"game did not finish in time; last view {view}")
-            frame = await client.recv(left)
-            if frame["type"] == "error":
+            try:
+                wait = left if retry_at is None else max(0.0, min(left, retry_at - loop.time()))
+                frame = await client.recv(wait)
+            except TimeoutError:
+                if retry_at is None:
+                    raise
+                retry_at = acted_on = None  # paused: try again now
+                continue
+            if frame["type"] == "resumed":
+                if retry_at is not None:  # refused while paused: try again now
+                    retry_at = acted_on = None
+            elif frame["type"] == "error" and frame["code"] == "store_unavailable":
+                self.errors.append(frame)
+                if not self.errors_ok:
+                    raise AssertionError(f"unexpected error {frame}")
+                retry_at = loop.time() + self.PAUSED_RETRY
+            elif frame["type"] == "error":
                 self.errors.append(frame)
                 if not self.errors_ok:
                     raise AssertionError(f"unexpected error {frame}")
@@ -459,7 +483,8 @@ class Player:
                     continue  # queued before `current` (which the reader already saw)
                 current = frame
                 if current["view"]["legal"] != acted_on:
-                    acted_on = None
+                    # A new turn; a refusal of the old one no longer needs a retry.
+                    retry_at = acted_on = None
 
 
 async def seat_table(

@@ -1,0 +1,104 @@
+"""Whether the store answers, as this process sees it: one warning when it goes, one
+when it is back, and everybody who must react told once each time.
+
+Every Redis call of the store reports a failure that means "unreachable" here (see
+`RedisStore`); the first one while the store was up marks it down, logs a single
+`store.unavailable` warning and tells the listeners (the rooms pause, followers tell
+their sockets). From then on a probe pings the store twice a second; the first answer
+marks it up again, logs a single `store.available` warning with the outage's length
+and tells the listeners again. Nothing else logs a store outage, so a Redis that is
+gone for a minute costs two log lines, not a traceback per retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from schmier.logs import event, failure
+
+PROBE_SECONDS = 0.5
+"""How often a store that is down is pinged."""
+
+
+class Listener(Protocol):
+    """Something that must react when the store goes or comes back (never blocks)."""
+
+    def store_changed(self, up: bool) -> None: ...
+
+
+def describe(error: BaseException) -> str:
+    """A short, secret-free reason for the log (the exception's class and first line)."""
+    text = str(error).splitlines()[0] if str(error) else ""
+    return f"{type(error).__name__}: {text}"[:200]
+
+
+class StoreHealth:
+    """The up/down state of one store, shared by everything in this process using it."""
+
+    def __init__(self, ping: Callable[[], Awaitable[bool]], probe_seconds: float = PROBE_SECONDS):
+        self._ping = ping
+        self._probe_seconds = probe_seconds
+        self.up = True
+        self.down_since: float | None = None
+        self.outages = 0
+        """How many times the store went down (the `schmier_store_outages_total` metric)."""
+        self._listeners: list[Listener] = []
+        self._probe: asyncio.Task[None] | None = None
+
+    def listen(self, listener: Listener) -> None:
+        """Call `listener.store_changed(up)` at every change from now on."""
+        self._listeners.append(listener)
+
+    def unlisten(self, listener: Listener) -> None:
+        with contextlib.suppress(ValueError):
+            self._listeners.remove(listener)
+
+    def failed(self, what: str, error: BaseException) -> None:
+        """A call found the store unreachable; the first such call marks it down."""
+        if not self.up:
+            return
+        self.up = False
+        self.down_since = time.monotonic()
+        self.outages += 1
+        event("store.unavailable", logging.WARNING, operation=what, error=describe(error))
+        self._tell(False)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (a synchronous caller): the next call from a loop probes
+        if self._probe is None or self._probe.done():
+            self._probe = loop.create_task(self._watch(), name="store:probe")
+
+    async def _watch(self) -> None:
+        while not self.up:
+            await asyncio.sleep(self._probe_seconds)
+            if await self._ping():
+                self._back()
+
+    def _back(self) -> None:
+        if self.up:
+            return
+        down = time.monotonic() - (self.down_since or time.monotonic())
+        self.up = True
+        self.down_since = None
+        event("store.available", logging.WARNING, down_seconds=round(down, 3))
+        self._tell(True)
+
+    def _tell(self, up: bool) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener.store_changed(up)
+            except Exception:  # a listener's bug must not hide the others' news
+                failure("store.listener_failed")
+
+    async def aclose(self) -> None:
+        """Stop probing (the store is being closed)."""
+        if self._probe is not None:
+            self._probe.cancel()
+            await asyncio.gather(self._probe, return_exceptions=True)
+            self._probe = None

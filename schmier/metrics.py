@@ -17,7 +17,7 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
-from schmier import __version__
+from schmier import __version__, looplag
 from schmier.store import RedisStore, RoomStore
 
 
@@ -88,6 +88,13 @@ class Metrics:
             "Garbage collections run by the server (schmier/collector.py), by generation.",
             ["generation"],
             buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+            registry=self.registry,
+        )
+        self.loop_lag = Histogram(
+            "schmier_loop_lag_seconds",
+            "How late the event loop woke a task sleeping a fixed interval: the stall "
+            "every room on this process felt (schmier/looplag.py).",
+            buckets=looplag.BUCKETS,
             registry=self.registry,
         )
         self.store_errors = Counter(

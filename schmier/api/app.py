@@ -16,6 +16,7 @@ from schmier.cluster import Node
 from schmier.collector import Collector
 from schmier.config import Settings
 from schmier.logs import configure, event
+from schmier.looplag import LoopLag
 from schmier.metrics import Metrics
 from schmier.rooms import Rooms
 from schmier.store import RedisStore, RoomStore, open_store
@@ -50,18 +51,21 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         node = rooms.opener = Node(the_store, settings, rooms)
 
     collector = Collector(settings.gc_step_ms / 1000, settings.gc_full_seconds, metrics.gc_pauses)
+    lag = LoopLag(metrics.loop_lag.observe)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         event("server.start", store=type(the_store).__name__)
         try:
             collector.start()
+            lag.start()
             if isinstance(the_store, RedisStore):
                 await the_store.start()
             if node is not None:
                 await node.start()
             yield
         finally:
+            await lag.aclose()
             await collector.aclose()
             # Stopping the actors frees their leases and tells the instances following
             # their rooms, which take them over at once (a graceful hand-over).

@@ -42,6 +42,7 @@ import contextlib
 import gc
 import os
 import random
+import resource
 import shlex
 import signal
 import socket
@@ -105,6 +106,70 @@ class Tally:
     errors: Counter[str] = field(default_factory=Counter)
     closes: Counter[str] = field(default_factory=Counter)
     setup_failures: Counter[str] = field(default_factory=Counter)
+    bot_states: int = 0
+    """States the watchers of the bots-only rooms received in the window (one per
+    change: the bots' moves, deals)."""
+    bot_games: int = 0
+    bot_errors: Counter[str] = field(default_factory=Counter)
+
+
+class BotRoom:
+    """A room of bots only, playing as fast as the server lets them (`--bot-rooms`).
+
+    A generator socket creates the room, takes seat 0, fills the others with bots,
+    starts and leaves its seat to a bot; it stays as a spectator, which keeps the room
+    loaded and counts its changes. When the game is over it starts the next one in a
+    new room (nobody at a bots-only table can ask for a rematch).
+    """
+
+    def __init__(self, run: Run, index: int) -> None:
+        self.run = run
+        self.index = index
+        self.ws: ClientConnection | None = None
+
+    async def play(self, http: httpx.AsyncClient, base: str) -> None:
+        """Play game after game until the run stops."""
+        while not self.run.stopping:
+            try:
+                await self._one_game(http, base)
+            except Exception as exc:  # counted; the next game starts a moment later
+                if not self.run.stopping:
+                    self.run.tally.bot_errors[type(exc).__name__] += 1
+                    await asyncio.sleep(1.0)
+
+    async def _one_game(self, http: httpx.AsyncClient, base: str) -> None:
+        o = self.run.options
+        body: dict[str, Any] = {"variant": o.variant}
+        if o.target:
+            body["rules"] = {"target": o.target}
+        answer = await _post(http, "/api/rooms", body)
+        code = answer.json()["code"]
+        joined = await _post(http, f"/api/rooms/{code}/join", {"name": f"B{self.index}", "seat": 0})
+        token = joined.json()["token"]
+        ws_base = f"ws://{urlparse(base).netloc}"
+        async with websockets.connect(
+            f"{ws_base}/ws/{code}", max_size=2**22, open_timeout=60, ping_interval=None
+        ) as ws:
+            self.ws = ws
+            frames = [{"type": "hello", "token": token}]
+            frames += [{"type": "add_bot", "seat": k} for k in range(1, SEATS[o.variant])]
+            frames += [{"type": "start"}, {"type": "leave"}]
+            for frame in frames:
+                await ws.send(orjson.dumps(frame).decode())
+            tally = self.run.tally
+            async for raw in ws:
+                frame = orjson.loads(raw)
+                if frame.get("type") == "error":
+                    tally.bot_errors[str(frame.get("code"))] += 1
+                    continue
+                if frame.get("type") != "state":
+                    continue
+                if tally.measuring and tally.window_end == float("inf"):
+                    tally.bot_states += 1
+                if frame["view"]["phase"] == "game_over" or self.run.stopping:
+                    tally.bot_games += 1
+                    break
+        self.ws = None
 
 
 class Player:
@@ -292,6 +357,7 @@ class Options:
     storm: bool
     setup_concurrency: int
     idle: bool = False
+    bot_rooms: int = 0
 
 
 class Run:
@@ -309,6 +375,8 @@ class Run:
         self.ws_bases = [f"ws://{urlparse(url).netloc}" for url in options.urls]
         self.home: dict[str, int] = {}
         """The instance each room was created on (its sockets go there too)."""
+        self.bot_tasks: list[asyncio.Task[None]] = []
+        self.bot_http: httpx.AsyncClient | None = None
 
     def ws_url(self, code: str) -> str:
         return f"{self.ws_bases[self.home[code]]}/ws/{code}"
@@ -376,7 +444,20 @@ class Run:
                     self.tally.setup_failures[type(exc).__name__] += 1
 
         await asyncio.gather(*(connect(p) for p in order))
+        self.start_bot_rooms()
         return time.perf_counter() - started
+
+    def start_bot_rooms(self) -> None:
+        """Start the bots-only rooms (after the players are seated, before the warm-up)."""
+        if not self.options.bot_rooms:
+            return
+        base = self.bases[0]
+        self.bot_http = httpx.AsyncClient(base_url=base, timeout=60)
+        loop = asyncio.get_running_loop()
+        self.bot_tasks = [
+            loop.create_task(BotRoom(self, i).play(self.bot_http, base))
+            for i in range(self.options.bot_rooms)
+        ]
 
     async def measure(self) -> dict[str, Any]:
         """Warm up, then measure for the duration; the figures."""
@@ -398,7 +479,7 @@ class Run:
         await asyncio.sleep(min(SETTLE, o.warmup))
         pids = o.server_pids
         samplers = [Sampler(pid) for pid in pids]
-        server_hist0 = await self.server_histogram()
+        server_hist0 = await self.server_histograms()
         server_cpu0 = _cpu(pids)
         own_cpu0 = own_cpu_seconds()
         for sampler in samplers:
@@ -419,7 +500,7 @@ class Run:
             gc.enable()
             gc.unfreeze()
         elapsed = self.tally.window_end - t0
-        server_hist1 = await self.server_histogram()
+        server_hist1 = await self.server_histograms()
         for sampler in samplers:
             await sampler.stop()
         now = time.perf_counter()
@@ -462,10 +543,23 @@ class Run:
                 round(1000 * server_cpu / t.actions, 3) if server_cpu and t.actions else None
             ),
         }
+        if o.bot_rooms:
+            result["bot_rooms"] = o.bot_rooms
+            result["bot_states_per_s"] = round(t.bot_states / elapsed, 1)
+            result["bot_games"] = t.bot_games
+            result["bot_errors"] = sum(t.bot_errors.values())
+            result["bot_error_codes"] = dict(t.bot_errors)
         lags.sort()
         result["generator_lag_p99_ms"] = _pct(lags, 99)
         result["generator_lag_max_ms"] = round(lags[-1] * 1000, 2) if lags else None
-        result.update(_server_side(server_hist0, server_hist1))
+        result.update(
+            _server_side(server_hist0.get(SERVER_HISTOGRAM), server_hist1.get(SERVER_HISTOGRAM))
+        )
+        result.update(
+            _loop_lag_window(
+                server_hist0.get(LOOP_LAG_HISTOGRAM), server_hist1.get(LOOP_LAG_HISTOGRAM)
+            )
+        )
         return result
 
     async def _answered(self, grace: float) -> None:
@@ -480,24 +574,26 @@ class Run:
                 return
             await asyncio.sleep(0.01)
 
-    async def server_histogram(self) -> dict[float, float] | None:
-        """The servers' own action-latency histogram (cumulative counts by upper bound,
-        summed over the instances), from `/metrics`; None for a server without one (the
-        baseline)."""
-        buckets: dict[float, float] = {}
+    async def server_histograms(self) -> dict[str, dict[float, float]]:
+        """The servers' own histograms of action latency and loop lag (cumulative counts
+        by upper bound, summed over the instances), from `/metrics`; empty for a server
+        without them (the baseline)."""
+        found: dict[str, dict[float, float]] = {}
         for base in self.bases:
             try:
                 async with httpx.AsyncClient(base_url=base, timeout=10) as http:
                     response = await http.get("/metrics")
             except httpx.HTTPError:
-                return None
+                return {}
             if response.status_code != 200:
-                return None
+                return {}
             for line in response.text.splitlines():
-                if line.startswith(SERVER_HISTOGRAM + "_bucket{"):
-                    bound = float(line.split('le="', 1)[1].split('"', 1)[0])
-                    buckets[bound] = buckets.get(bound, 0.0) + float(line.rsplit(" ", 1)[1])
-        return buckets or None
+                for name in (SERVER_HISTOGRAM, LOOP_LAG_HISTOGRAM):
+                    if line.startswith(name + "_bucket{"):
+                        bound = float(line.split('le="', 1)[1].split('"', 1)[0])
+                        buckets = found.setdefault(name, {})
+                        buckets[bound] = buckets.get(bound, 0.0) + float(line.rsplit(" ", 1)[1])
+        return found
 
     async def storm(self) -> dict[str, Any]:
         """Drop every socket at once, reconnect every one at once; time until all have
@@ -570,6 +666,11 @@ class Run:
         self.stopping = True
         for p in self.players:
             p.stopping = True
+        for task in self.bot_tasks:
+            task.cancel()
+        await asyncio.gather(*self.bot_tasks, return_exceptions=True)
+        if self.bot_http is not None:
+            await self.bot_http.aclose()
         await asyncio.gather(*(p.close() for p in self.players), return_exceptions=True)
 
     async def execute(self) -> dict[str, Any]:
@@ -663,6 +764,40 @@ def _server_side(
     }
 
 
+LOOP_LAG_HISTOGRAM = "schmier_loop_lag_seconds"
+"""Schmier's histogram of how late its event loop woke a task sleeping 10 ms
+(schmier/looplag.py): a stall of the whole process, whatever caused it."""
+
+
+def _loop_lag_window(
+    before: dict[float, float] | None, after: dict[float, float] | None
+) -> dict[str, Any]:
+    """The server's loop lag during the window, from its histogram read at both ends:
+    the p99 and the maximum, each as the upper bound of the bucket it fell in (a
+    histogram keeps no exact values), and how many samples lagged over 30 and 100 ms."""
+    if not before or not after:
+        return {}
+    bounds = sorted(after)
+    counts = [after[b] - before.get(b, 0.0) for b in bounds]
+    total = counts[-1]
+    if total <= 0:
+        return {}
+
+    def bound_of(rank: float) -> float:
+        return next(b for b, c in zip(bounds, counts, strict=True) if c >= rank)
+
+    def over(limit: float) -> int:
+        return int(total - next(c for b, c in zip(bounds, counts, strict=True) if b >= limit))
+
+    return {
+        "server_lag_samples": int(total),
+        "server_lag_p99_ms": round(1000 * bound_of(0.99 * total), 1),
+        "server_lag_max_ms": round(1000 * bound_of(total), 1),
+        "server_lag_over_30ms": over(0.03),
+        "server_lag_over_100ms": over(0.1),
+    }
+
+
 def _pct(sorted_values: list[float], pct: float) -> float | None:
     """The `pct` percentile (nearest rank) of sorted seconds, in milliseconds."""
     if not sorted_values:
@@ -694,6 +829,7 @@ class Spawned:
         env: dict[str, str],
         extra: list[str],
         prefix: str | None = None,
+        cpus: set[int] | None = None,
     ) -> None:
         self.kind = kind
         self.port = free_port()
@@ -725,6 +861,9 @@ class Spawned:
         self.process = subprocess.Popen(
             command, cwd=REPO, env=child_env, stdout=subprocess.DEVNULL, stderr=self.log
         )
+        if cpus:
+            # Set before the interpreter has started any thread (they inherit it).
+            os.sched_setaffinity(self.process.pid, cpus)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 30
         while True:
@@ -793,12 +932,20 @@ ROWS: list[tuple[str, str]] = [
     ("closes", "unexpected closes"),
     ("stalled_rooms", "stalled rooms"),
     ("setup_failures", "sockets not seated"),
+    ("bot_rooms", "bots-only rooms"),
+    ("bot_states_per_s", "bots-only rooms: changes/s"),
+    ("bot_games", "bots-only games finished"),
+    ("bot_errors", "bots-only rooms: errors"),
     ("frames_per_s", "frames received/s"),
     ("mb_per_s", "MB received/s"),
     ("server_cpu_pct", "server CPU % of a core"),
     ("server_cpu_ms_per_action", "server CPU ms/action"),
     ("generator_lag_p99_ms", "generator loop lag p99 ms"),
     ("generator_lag_max_ms", "generator loop lag max ms"),
+    ("server_lag_p99_ms", "server loop lag p99 ms (bucket bound)"),
+    ("server_lag_max_ms", "server loop lag max ms (bucket bound)"),
+    ("server_lag_over_30ms", "server loop lags > 30 ms"),
+    ("server_lag_over_100ms", "server loop lags > 100 ms"),
     ("server_over_5ms_pct", "server: messages > 5 ms %"),
     ("server_over_25ms_pct", "server: messages > 25 ms %"),
     ("server_over_100ms_pct", "server: messages > 100 ms %"),
@@ -914,6 +1061,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--idle", action="store_true", help="memory per idle room and socket; nobody plays"
     )
     parser.add_argument("--setup-concurrency", type=int, default=32)
+    parser.add_argument(
+        "--bot-rooms",
+        type=int,
+        default=0,
+        help="also run N rooms of bots only, playing flat out (spawned Schmier: bot delay "
+        "0), each watched by one socket; their changes/s are reported",
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="run the generator on the first CPU and spawned servers on the others "
+        "(os.sched_setaffinity), so neither takes the other's core",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     if args.versus_baseline and not args.memory:
@@ -924,7 +1084,36 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--instances is for Schmier alone, not --versus-baseline")
     if args.think < 0 or not 0 <= args.jitter <= 1:
         parser.error("--think must be >= 0 and --jitter in [0, 1]")
+    args.server_cpus = None
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            parser.error("--pin needs at least two CPUs")
+        os.sched_setaffinity(0, {cpus[0]})
+        args.server_cpus = set(cpus[1:])
     return args
+
+
+OPEN_FILES_RESERVE = 256
+"""Descriptors the generator needs besides its WebSockets (HTTP clients, logs, Redis)."""
+
+
+def raise_open_files(sockets: int) -> None:
+    """Raise this process's soft limit of open files to its hard limit (spawned servers
+    inherit it), or stop with what to raise when even the hard limit is too low: every
+    simulated seat is one socket here and one in the server."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = sockets + OPEN_FILES_RESERVE
+    ceiling = hard if hard != resource.RLIM_INFINITY else max(need, soft)
+    if soft != resource.RLIM_INFINITY and soft < ceiling:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (ceiling, hard))
+        soft = ceiling
+    if soft != resource.RLIM_INFINITY and soft < need:
+        raise SystemExit(
+            f"{sockets} sockets need about {need} open files, and this shell allows at "
+            f"most {hard} (hard limit). Raise it first, e.g. `ulimit -Hn {need}; "
+            f"ulimit -n {need}` as root, or `LimitNOFILE=` / /etc/security/limits.conf."
+        )
 
 
 def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
@@ -939,7 +1128,14 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
             for _ in range(count):
                 prefix = servers[0].prefix if servers else None
                 servers.append(
-                    Spawned(spawn, redis=args.redis, env=env, extra=extra, prefix=prefix)
+                    Spawned(
+                        spawn,
+                        redis=args.redis,
+                        env=env,
+                        extra=extra,
+                        prefix=prefix,
+                        cpus=args.server_cpus,
+                    )
                 )
         except BaseException:
             for server in servers:
@@ -961,6 +1157,7 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
         storm=args.storm,
         setup_concurrency=args.setup_concurrency,
         idle=args.idle,
+        bot_rooms=args.bot_rooms if spawn != "baseline" else 0,
     )
     try:
         result = asyncio.run(Run(options).execute())
@@ -977,11 +1174,13 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    raise_open_files(args.rooms * SEATS[args.variant] + args.bot_rooms)
     config = {
         k: getattr(args, k)
         for k in ("rooms", "variant", "think", "jitter", "duration", "warmup", "target", "seed")
     }
     config["client_deflate"] = args.client_deflate
+    config["bot_rooms"] = args.bot_rooms
     store_name = "redis" if args.redis else "memory"
     if args.versus_baseline:
         results = {

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from schmier import __version__
+from schmier import __version__, fdlimit
 from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.security import SecurityHeaders
 from schmier.api.ws import websocket_endpoint
@@ -56,6 +56,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         event("server.start", store=type(the_store).__name__)
+        fdlimit.check(settings)
         try:
             collector.start()
             lag.start()

@@ -11,15 +11,24 @@ ASGI machinery), and stops the loop for 150-300 ms: every player whose card arri
 during it waits. Measured with `bench/load.py`, see docs/performance.md.
 
 So the server collects the young generation itself, every `step` seconds (a few
-hundred objects each time, well under a millisecond), the middle one every fourth
-step, and once a minute the old generation, which then holds only what arrived since
-the last minute; after that, everything alive is frozen (`gc.freeze()`): the
-long-lived heap (sockets, rooms) is never walked by a routine collection again.
-Cyclic garbage among frozen objects (a socket that closed after a minute, say) is
-reclaimed by a full collection every `full` seconds, the one pause whose cost grows
-with the server's size; it is timed and exported like the others
-(`schmier_gc_pause_seconds`). With `full` = 0 nothing is ever frozen (frozen cycles
-would never be freed), so the minute's collection walks the whole heap.
+hundred objects each time, well under a millisecond), and the middle one every second
+step; right after each middle collection everything alive is frozen (`gc.freeze()`,
+which costs nothing: it moves lists). An object that has lived through two collections
+(a socket, a room, a room's current state) thus leaves the collector's sight after
+50-100 ms and is never walked again by a routine collection; it is still freed by
+reference counting the moment nothing holds it, which is how almost everything in the
+server dies (a replaced state, a closed socket's buffers). Walking the old generation
+instead (as this collector did once a minute) cost one pause of the size of everything
+that had arrived meanwhile: 220 ms at 300 tables in the minute their sockets connected,
+570 ms at 1,000 (measured with `gc.callbacks`, docs/performance.md), and 30-60 ms a
+minute in steady play, for the rooms' states that had survived to it.
+
+Cyclic garbage among frozen objects (the call chain of a socket that closed, say) is
+reclaimed only by a full collection, the one pause whose cost grows with the server's
+size; it runs every `full` seconds, is timed and exported like the others
+(`schmier_gc_pause_seconds`), and logged as `gc.full` with what it freed. With `full` =
+0 nothing is ever frozen (frozen cycles would never be freed), so the old generation is
+walked once a minute, as CPython would.
 
 The collector is process-wide: the first server started in a process takes over from
 CPython's automatic collection, the last one stopped restores what it found.
@@ -37,10 +46,10 @@ from prometheus_client import Histogram
 from schmier.logs import event
 
 SETTLE_SECONDS = 60.0
-"""How often objects that survived the middle generation are collected, then frozen."""
+"""Without freezing (`full` = 0): how often the old generation is collected."""
 
-MIDDLE_EVERY = 4
-"""Young-generation steps per middle-generation collection."""
+MIDDLE_EVERY = 2
+"""Young-generation steps per middle-generation collection (each followed by a freeze)."""
 
 _running = 0
 """Collectors started in this process and not yet stopped (servers may run in threads)."""
@@ -92,38 +101,43 @@ class Collector:
                 if _was_enabled:
                     gc.enable()
 
-    def _collect(self, generation: int) -> None:
+    def _collect(self, generation: int) -> int:
         started = time.perf_counter()
-        gc.collect(generation)
+        freed = gc.collect(generation)
         self._pauses.labels(str(generation)).observe(time.perf_counter() - started)
+        return freed
+
+    def _full_collection(self) -> None:
+        started = time.perf_counter()
+        gc.unfreeze()
+        freed = self._collect(2)
+        gc.freeze()
+        event(
+            "gc.full",
+            ms=round(1000 * (time.perf_counter() - started), 1),
+            freed=freed,
+            frozen=gc.get_freeze_count(),
+        )
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         steps = 0
+        freezing = self._full > 0
         next_settle = loop.time() + SETTLE_SECONDS
-        next_full = loop.time() + self._full if self._full > 0 else None
+        next_full = loop.time() + self._full
         while True:
             await asyncio.sleep(self._step)
             steps += 1
             now = loop.time()
-            if next_full is not None and now >= next_full:
-                started = time.perf_counter()
-                gc.unfreeze()
-                self._collect(2)
-                gc.freeze()
-                event(
-                    "gc.full",
-                    ms=round(1000 * (time.perf_counter() - started), 1),
-                    frozen=gc.get_freeze_count(),
-                )
+            if freezing and now >= next_full:
+                self._full_collection()
                 next_full = now + self._full
-                next_settle = now + SETTLE_SECONDS
-            elif now >= next_settle:
+            elif not freezing and now >= next_settle:
                 self._collect(2)
-                if self._full > 0:
-                    gc.freeze()
                 next_settle = now + SETTLE_SECONDS
             elif steps % MIDDLE_EVERY == 0:
                 self._collect(1)
+                if freezing:
+                    gc.freeze()
             else:
                 self._collect(0)

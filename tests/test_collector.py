@@ -55,6 +55,26 @@ async def test_steps_then_hands_collection_back() -> None:
     assert gc.get_freeze_count() == 0
 
 
+async def test_survivors_are_frozen_without_walking_the_old_generation() -> None:
+    """What lives through the middle collection is frozen at once: no routine step
+    walks the old generation (its pause would be the size of everything that arrived
+    since the last one), and freezing keeps the young generations small."""
+    histogram = pauses()
+    collector = Collector(step=0.01, full=600, pauses=histogram)
+    collector.start()
+    try:
+        before = gc.get_freeze_count()
+        kept = [Node() for _ in range(1000)]
+        await asyncio.sleep(0.2)
+        assert gc.get_freeze_count() >= before + len(kept)
+        # In no generation a collection walks: frozen.
+        assert not any(obj is kept[0] for obj in gc.get_objects())
+        assert observed(histogram, "2") == 0
+        assert observed(histogram, "1") >= 2
+    finally:
+        await collector.aclose()
+
+
 async def test_the_full_collection_frees_cycles_among_frozen_objects() -> None:
     cycle = Node()
     ref = weakref.ref(cycle)

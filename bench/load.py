@@ -543,6 +543,14 @@ class Run:
                 round(1000 * server_cpu / t.actions, 3) if server_cpu and t.actions else None
             ),
         }
+        if samplers and elapsed >= 2 * RSS_SERIES_SECONDS:
+            # A long window (a soak): the server's RSS every half minute, to show whether
+            # it stays flat once warmed up.
+            every = round(RSS_SERIES_SECONDS / samplers[0].interval)
+            count = min(len(s.samples) for s in samplers)
+            result["server_rss_series_mb"] = [
+                round(sum(s.samples[i] for s in samplers) / 1024, 1) for i in range(0, count, every)
+            ]
         if o.bot_rooms:
             result["bot_rooms"] = o.bot_rooms
             result["bot_states_per_s"] = round(t.bot_states / elapsed, 1)
@@ -716,6 +724,9 @@ async def _post(http: httpx.AsyncClient, path: str, body: dict[str, Any]) -> htt
             await asyncio.sleep(0.2 * (attempt + 1))
     raise AssertionError("unreachable")
 
+
+RSS_SERIES_SECONDS = 30.0
+"""With a window of a minute or more, the server's RSS is reported every this often."""
 
 SETTLE = 1.0
 """Seconds between the generator's last garbage collection and the window."""
@@ -989,6 +1000,9 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
     out = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in lines]
     for name in names:
+        series = results[name].get("server_rss_series_mb")
+        if series:
+            out.append(f"server RSS every {RSS_SERIES_SECONDS:.0f} s ({name}), MB: {series}")
         storm = results[name].get("storm")
         if storm:
             out.append(

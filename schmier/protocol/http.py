@@ -43,12 +43,21 @@ class RoomCreated(BaseModel):
 
 
 class SeatInfo(BaseModel):
-    """A seat in `GET /api/rooms/{code}`."""
+    """A seat in `GET /api/rooms/{code}`; a bot's seat names its level as `bot`."""
 
     seat: int
     name: str | None
     kind: SeatKind
     connected: bool
+    bot: str | None = None
+
+
+class BotInfo(BaseModel):
+    """One entry of `GET /api/bots` (strongest first; the first is the default bot)."""
+
+    name: str
+    label: str
+    description: str
 
 
 class RoomInfo(BaseModel):

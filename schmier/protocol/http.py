@@ -49,7 +49,8 @@ class SeatInfo(BaseModel):
     name: str | None
     kind: SeatKind
     connected: bool
-    bot: str | None = None
+    bot: str | None = Field(None, exclude_if=lambda value: value is None)
+    """The bot's level (`GET /api/bots`); only a bot's seat has the key."""
 
 
 class BotInfo(BaseModel):

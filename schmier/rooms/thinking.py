@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import random
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -62,21 +63,23 @@ class Pool:
         self.workers = workers
         self._executor: Executor | None = None
         self._closed = False
+        self._lock = threading.Lock()  # the executor is also reached from other threads
         self.rebuilt = 0
         """How many times a broken pool was replaced."""
 
     @property
     def executor(self) -> Executor:
         """The executor decisions go to now (started on first use)."""
-        if self._closed:
-            raise RuntimeError("the bot pool is shut down")
-        if self._executor is None:
-            if self.workers == 0:
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="bot")
-            else:
-                context = multiprocessing.get_context("spawn")
-                self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
-        return self._executor
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the bot pool is shut down")
+            if self._executor is None:
+                if self.workers == 0:
+                    self._executor = ThreadPoolExecutor(1, thread_name_prefix="bot")
+                else:
+                    context = multiprocessing.get_context("spawn")
+                    self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+            return self._executor
 
     def submit(
         self, policy: str, view: dict[str, Any], seed: int
@@ -93,17 +96,19 @@ class Pool:
     def broken(self, executor: Executor) -> None:
         """A worker of `executor` died: replace that pool (once, however many decisions
         it took down with it)."""
-        if executor is not self._executor:
-            return
-        self._executor = None
-        self.rebuilt += 1
+        with self._lock:
+            if executor is not self._executor:
+                return
+            self._executor = None
+            self.rebuilt += 1
         executor.shutdown(wait=False, cancel_futures=True)
         event("bots.pool_rebuilt", workers=self.workers)
 
     async def close(self) -> None:
         """Stop the workers (the rooms have stopped first); decisions queued are dropped."""
-        self._closed = True
-        executor, self._executor = self._executor, None
+        with self._lock:
+            self._closed = True
+            executor, self._executor = self._executor, None
         if executor is not None:
             await asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
 

@@ -5,6 +5,7 @@ move and the pool is rebuilt). Every test runs with the memory store and with Re
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -233,7 +234,8 @@ async def test_a_room_answers_its_people_while_its_bot_thinks(
     server = server_factory(bot_workers=1, **stored)
     pool = server.app.state.rooms.pool
     executor = pool.executor
-    assert executor.submit(os.getpid).result(timeout=60) != os.getpid()  # a real process
+    worker = executor.submit(os.getpid).result(timeout=60)
+    assert worker != os.getpid()  # a real process
     with tempfile.TemporaryDirectory() as folder:
         gate = Path(folder) / "open"
         busy = executor.submit(subprocess.run, gate_job(gate))
@@ -259,6 +261,10 @@ async def test_a_room_answers_its_people_while_its_bot_thinks(
         assert moved["view"]["bids"][bids]["seat"] == bot
     await watcher.close()
     await ann.close()
+    # The server's stop ends its workers too.
+    await asyncio.to_thread(server.stop)
+    with pytest.raises(ProcessLookupError):
+        os.kill(worker, 0)
 
 
 async def test_a_dead_worker_costs_a_fallback_move_and_the_pool_is_rebuilt(

@@ -6,6 +6,7 @@ move and the pool is rebuilt). Every test runs with the memory store and with Re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -23,7 +24,13 @@ from schmier.rooms import autoplay
 from schmier.rooms.frames import room_view
 from schmier.rooms.record import SNAPSHOT_FORMAT, RoomRecord, bot_seat
 from schmier.store import RedisStore
-from tests.support.servers import Client, RunningServer, ServerFactory, seat_table
+from tests.support.servers import (
+    Client,
+    ClosedError,
+    RunningServer,
+    ServerFactory,
+    seat_table,
+)
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -204,6 +211,26 @@ async def test_hints_can_be_turned_off(any_server: RunningServer) -> None:
     assert "hint" in error["message"]
     for client in clients.values():
         await client.close()
+
+
+async def test_hints_count_against_the_frame_budget(server_factory: ServerFactory) -> None:
+    """A flood of hints is refused like any flood: `rate_limited`, then a 1008 close."""
+    server = server_factory(frame_burst=4, frame_rate=0.01)
+    code = await server.create_room("wisconsin4")
+    _, token = await server.join(code, "Ann", 0)
+    ann = await Client.seated(server, code, token)
+    for _ in range(4 + 4 + 1):
+        await ann.send({"type": "hint"})
+    codes = []
+    with contextlib.suppress(ClosedError):
+        while True:
+            frame = await ann.recv()
+            if frame["type"] == "error":
+                codes.append(frame["code"])
+    answered = codes.count("not_your_turn")  # the lobby: nobody's turn
+    assert answered >= 1
+    assert codes == ["not_your_turn"] * answered + ["rate_limited"] * 4
+    assert ann.close_code == 1008
 
 
 # ------------------------------------------------------------------ the worker pool

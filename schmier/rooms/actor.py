@@ -81,14 +81,12 @@ class RoomActor(mailbox.Door):
         self._metrics = metrics
         self._on_exit = on_exit
         self._link = link
-        self._shuffler = shuffler or SecureShuffler()
+        self._shuffler = shuffler = shuffler or SecureShuffler()
         self._peers = Sockets()
         self._rng = random.Random(secrets.randbits(64))
         self._loop = asyncio.get_running_loop()
         self.clock = Clock(settings, self._loop.time())
-        self._thinking = thinking.Thinking(
-            pool, self.clock, self.thought, self._peers.__contains__, self._shuffler
-        )
+        self._thinking = thinking.Thinking(pool, self.clock, self.thought, self._peers, shuffler)
         self._talk = chat.Talk(store, self.code, settings, lease)
         self._task: asyncio.Task[None] | None = None
         self._frames = LatestFrames()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import random
 import threading
 from collections.abc import Callable
@@ -38,7 +39,7 @@ from schmier.logs import event, failure
 from schmier.rooms import autoplay, table
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import room_view
-from schmier.rooms.peers import Peer, Refused
+from schmier.rooms.peers import Peer, Refused, Sockets
 from schmier.rooms.record import RoomRecord
 
 Answer = dict[str, Any]
@@ -80,6 +81,14 @@ class Pool:
                     context = multiprocessing.get_context("spawn")
                     self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
             return self._executor
+
+    def warm(self) -> None:
+        """Start the worker processes now (the server starts), so the first bot's move
+        does not wait for a process to start and import the server's code."""
+        if self.workers > 0:
+            executor = self.executor
+            for _ in range(self.workers):
+                executor.submit(os.getpid)
 
     def submit(
         self, policy: str, view: dict[str, Any], seed: int
@@ -139,15 +148,15 @@ class Thinking:
         pool: Pool,
         clock: Clock,
         post: Callable[[Job], None],
-        connected: Callable[[Peer], bool],
+        peers: Sockets,
         shuffler: table.Shuffler,
     ) -> None:
         self._pool = pool
         self._clock = clock
         self._post = post
         """Hands a finished job to the room's mailbox (called on the event loop)."""
-        self._connected = connected
-        """Whether a socket is still in the room (a hint goes to its asker only then)."""
+        self._peers = peers
+        """The room's sockets: a hint goes to its asker only while it is there."""
         self._shuffler = shuffler
         self._loop = asyncio.get_running_loop()
         self._jobs: set[Job] = set()
@@ -229,12 +238,13 @@ class Thinking:
             failure("room.bot_refused", room=record.code, seat=job.seat)
             answer = None
         if job.asker is not None:
-            if self._connected(job.asker) and job.asker.seat == job.seat:
+            if job.asker in self._peers and job.asker.seat == job.seat:
                 job.asker.send(hint_frame(version, answer or autoplay.fallback_action(legal)))
             return None
-        current = record.seats[job.seat]
-        if current.kind != "bot" and job.seat not in self._clock.autopilot:
-            return None  # a person is back at the seat: the turn is theirs again
+        # Still the room's move to make? Not once a person is back at the seat, say.
+        due = self._clock.seat_due(record, job.seat, self._peers.has(job.seat))
+        if due is None or due > self._loop.time():
+            return None
         return autoplay.play(record, job.seat, answer, self._shuffler)
 
     def _answer(self, record: RoomRecord, job: Job) -> Answer | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import multiprocessing
 import os
 import random
@@ -235,7 +236,7 @@ class Thinking:
             return None
         legal = room_view(record, job.seat)["legal"]
         if answer is not None and not autoplay.is_legal(answer, legal):
-            failure("room.bot_refused", room=record.code, seat=job.seat)
+            event("room.bot_refused", logging.WARNING, room=record.code, seat=job.seat)
             answer = None
         if job.asker is not None:
             if job.asker in self._peers and job.asker.seat == job.seat:

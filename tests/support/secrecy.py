@@ -57,8 +57,8 @@ async def ask_hint(client: Any) -> None:
 
 def check_hints(frames: list[dict[str, Any]]) -> int:
     """Every `hint` a socket got is one entry of the `legal` of the state it last had,
-    at that state's `seq`, naming no card but the seat's own: it tells the seat nothing
-    its own view does not (that view is checked against the true state). The count."""
+    at that state's `seq`, naming no card the seat's own view does not: it tells the seat
+    nothing its own view does not (that view is checked against the true state). The count."""
     from schmier.rooms.autoplay import is_legal
 
     last: dict[str, Any] | None = None
@@ -72,7 +72,8 @@ def check_hints(frames: list[dict[str, Any]]) -> int:
             assert frame["seq"] == last["seq"], (frame, last["seq"])
             assert view["you"] is not None and view["you"] in view["turn"], frame
             assert is_legal(frame["action"], view["legal"]), (frame, view["legal"])
-            assert cards_in(frame) <= set(view["hand"]), frame
+            # Its own cards, or a card its `legal` names (a partner's card to call).
+            assert cards_in(frame) <= set(view["hand"]) | cards_in(view["legal"]), frame
             assert set(frame) == {"type", "seq", "action"}, frame
             count += 1
     return count

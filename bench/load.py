@@ -109,6 +109,8 @@ class Tally:
     bot_states: int = 0
     """States the watchers of the bots-only rooms received in the window (one per
     change: the bots' moves, deals)."""
+    bot_states_all: int = 0
+    """The same since the bots-only rooms started (warm-up included)."""
     bot_games: int = 0
     bot_errors: Counter[str] = field(default_factory=Counter)
 
@@ -164,6 +166,7 @@ class BotRoom:
                     continue
                 if frame.get("type") != "state":
                     continue
+                tally.bot_states_all += 1
                 if tally.measuring and tally.window_end == float("inf"):
                     tally.bot_states += 1
                 if frame["view"]["phase"] == "game_over" or self.run.stopping:
@@ -554,6 +557,7 @@ class Run:
         if o.bot_rooms:
             result["bot_rooms"] = o.bot_rooms
             result["bot_states_per_s"] = round(t.bot_states / elapsed, 1)
+            result["bot_states_all"] = t.bot_states_all
             result["bot_games"] = t.bot_games
             result["bot_errors"] = sum(t.bot_errors.values())
             result["bot_error_codes"] = dict(t.bot_errors)

@@ -105,3 +105,19 @@ def test_load_spreads_rooms_over_two_spawned_instances(redis_url: str) -> None:
     assert result["server_cpu_pct"] is not None and result["server_cpu_pct"] > 0
     # Both servers' histograms were read: every action answered is one of their messages.
     assert result["server_messages"] >= result["actions"]
+
+
+def test_load_with_bots_only_rooms_and_the_servers_loop_lag() -> None:
+    """`--bot-rooms`: a room of bots playing beside the players (its changes counted),
+    and the spawned server's own loop lag read from its /metrics."""
+    result = run_load(
+        "--spawn", "--memory", "--rooms", "2", "--bot-rooms", "1", "--think", "0.2",
+        "--duration", "2", "--warmup", "2",
+    )  # fmt: skip
+    assert_played(result, rooms=2, seats=6)
+    assert result["bot_rooms"] == 1
+    # Counted from the start (the server's bot workers take a moment to start).
+    assert result["bot_states_all"] > 0
+    assert result["bot_errors"] == 0, result["bot_error_codes"]
+    assert result["server_lag_samples"] > 0
+    assert result["server_lag_max_ms"] >= result["server_lag_p99_ms"] > 0

@@ -10,18 +10,20 @@ server holds, some 400,000 objects at that size (most of them the per-connection
 ASGI machinery), and stops the loop for 150-300 ms: every player whose card arrives
 during it waits. Measured with `bench/load.py`, see docs/performance.md.
 
-So the server collects the young generation itself, every `step` seconds (a few
-hundred objects each time, well under a millisecond), and the middle one every second
-step; right after each middle collection everything alive is frozen (`gc.freeze()`,
-which costs nothing: it moves lists). An object that has lived through two collections
-(a socket, a room, a room's current state) thus leaves the collector's sight after
-50-100 ms and is never walked again by a routine collection; it is still freed by
-reference counting the moment nothing holds it, which is how almost everything in the
-server dies (a replaced state, a closed socket's buffers). Walking the old generation
-instead (as this collector did once a minute) cost one pause of the size of everything
-that had arrived meanwhile: 220 ms at 300 tables in the minute their sockets connected,
-570 ms at 1,000 (measured with `gc.callbacks`, docs/performance.md), and 30-60 ms a
-minute in steady play, for the rooms' states that had survived to it.
+So the server collects the young generation itself, every `step` seconds (what was
+allocated since the last step and is still alive: a few thousand objects, a few
+milliseconds at 1,000 tables), and right after each collection freezes everything alive
+(`gc.freeze()`, which costs nothing: it moves lists). An object that lives through one
+collection (a socket, a room, a room's current state, a suspended coroutine) thus leaves
+the collector's sight and is never walked again by a routine collection; it is still
+freed by reference counting the moment nothing holds it, which is how almost everything
+in the server dies (a replaced state, a closed socket's buffers). Measured in the loaded
+server with `gc.callbacks` (thread CPU time, docs/performance.md): walking the old
+generation once a minute, as this collector did before, cost one pause of the size of
+everything that had arrived meanwhile (222 ms at 300 tables in the minute their sockets
+connected, 570 ms at 1,000, 20-45 ms a minute in steady play), and collecting the middle
+generation, which held a few steps' survivors, 15-85 ms at 1,000 tables. Steady play
+makes almost no cyclic garbage (most young collections free nothing).
 
 Cyclic garbage among frozen objects (the call chain of a socket that closed, say) is
 reclaimed only by a full collection, the one pause whose cost grows with the server's
@@ -48,8 +50,8 @@ from schmier.logs import event
 SETTLE_SECONDS = 60.0
 """Without freezing (`full` = 0): how often the old generation is collected."""
 
-MIDDLE_EVERY = 2
-"""Young-generation steps per middle-generation collection (each followed by a freeze)."""
+MIDDLE_EVERY = 4
+"""Without freezing: young-generation steps per middle-generation collection."""
 
 _running = 0
 """Collectors started in this process and not yet stopped (servers may run in threads)."""
@@ -135,9 +137,10 @@ class Collector:
             elif not freezing and now >= next_settle:
                 self._collect(2)
                 next_settle = now + SETTLE_SECONDS
+            elif freezing:
+                self._collect(0)
+                gc.freeze()
             elif steps % MIDDLE_EVERY == 0:
                 self._collect(1)
-                if freezing:
-                    gc.freeze()
             else:
                 self._collect(0)

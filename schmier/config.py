@@ -120,7 +120,7 @@ class Settings(BaseSettings):
         description="Comma-separated extra origins (https://host:port) allowed to open sockets.",
     )
     gc_step_ms: int = Field(
-        50,
+        25,
         ge=0,
         le=10_000,
         description=(

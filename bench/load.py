@@ -906,6 +906,10 @@ class Spawned:
             try:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
+                print(
+                    f"{self.kind} server did not stop within 20 s of SIGTERM: killed",
+                    file=sys.stderr,
+                )
                 self.process.kill()
                 self.process.wait()
         err = self._log_tail()

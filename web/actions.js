@@ -125,7 +125,7 @@ function lobbySeat(v, seat, addBots, removeBots) {
     h(
       "span",
       { class: `lobby-seat-name${s.kind === "empty" ? " muted" : ""}` },
-      s.kind === "empty" ? t("seat.empty") : s.name,
+      s.kind === "empty" ? t("seat.empty") : seatName(seat),
       s.kind === "bot" ? h("span", { class: "badge bot" }, t("seat.bot")) : null,
       s.seat === v.you ? h("span", { class: "badge you" }, t("seat.you")) : null,
     ),

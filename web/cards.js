@@ -31,9 +31,10 @@ export function rankLabel(rank) {
   return rank === "T" ? "10" : rank;
 }
 
-/** The accessible, translated name of a card: "Ace of spades", "Joker". */
+/** The accessible, translated name of a card: "Ace of spades", "Joker 2" (the two
+ * jokers of `wisconsin4` are different cards, and their faces say 1 and 2). */
 export function cardName(card) {
-  if (isJoker(card)) return t("card.joker");
+  if (isJoker(card)) return t("card.joker_n", { n: Number(card[1]) });
   return t("card.name", { rank: t(`rank.${card[0]}`), suit: t(`suit_of.${card[1]}`) });
 }
 

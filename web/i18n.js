@@ -100,14 +100,25 @@ export function has(key) {
   return lookup(key) !== undefined || lookup(`${key}_other`) !== undefined;
 }
 
-/** A number as the language writes it. */
-export function num(n) {
-  return numbers.format(n);
+// The minus sign of every number shown: a real minus (U+2212), the same everywhere,
+// rather than the hyphen some languages' formats give and others do not.
+const MINUS = "\u2212";
+
+function written(format, n) {
+  return format
+    .formatToParts(n)
+    .map((part) => (part.type === "minusSign" ? MINUS : part.value))
+    .join("");
 }
 
-/** A change of score: "+3", "-2", "0", with the language's signs. */
+/** A number as the language writes it (a negative one with a real minus, "−3"). */
+export function num(n) {
+  return written(numbers, n);
+}
+
+/** A change of score: "+3", "−2", "0", with the language's plus and a real minus. */
 export function signed(n) {
-  return signedNumbers.format(n);
+  return written(signedNumbers, n);
 }
 
 /**

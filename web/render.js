@@ -4,7 +4,7 @@
 // which order, and keeps the keyboard focus in place while they are replaced.
 
 import { t } from "./i18n.js";
-import { $, h, keepFocus } from "./dom.js";
+import { $, h, keepFocus, setNextFocus } from "./dom.js";
 import { messagePage, shell, showBanner, showToast } from "./page.js";
 import { myTurn, room, subscribe } from "./state.js";
 import { renderScoreboard, renderTable, renderTopbar } from "./table.js";
@@ -25,17 +25,20 @@ import { listenForTrickKeys, renderTricksBar } from "./lasttrick.js";
 import { renderFairAlert } from "./fairview.js";
 import { historyPanel, refreshHistory } from "./history.js";
 import { renderHandTools } from "./reviewopen.js";
+import { afterRender, afterSelection, listenForArrows, nextThing } from "./keys.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
   view: renderView,
   status: () => showBanner(room.status),
   chat: renderChat,
-  selection: () =>
+  selection: () => {
     keepFocus(() => {
       renderHand();
       renderActions();
-    }),
+    });
+    afterSelection();
+  },
   join: renderJoinError,
   toast: () => showToast(room.toast),
   fatal: renderFatal,
@@ -58,6 +61,8 @@ export function showRoom() {
     });
     subscribed = true;
     listenForTrickKeys();
+    listenForArrows();
+    setNextFocus(nextThing);
   }
   if (room.fatal) {
     renderFatal();
@@ -89,7 +94,7 @@ function buildFrame() {
         joinPanel(),
         h("section", { id: "invite", class: "card-panel invite", hidden: true }),
         h("div", { id: "actions", class: "actions" }),
-        h("div", { id: "hand", class: "hand", role: "group", "aria-label": t("hand.yours") }),
+        h("div", { id: "hand", class: "hand", role: "group", tabindex: "-1", "aria-label": t("hand.yours") }),
         h("div", { id: "summary", class: "summary" }),
       ),
       h(
@@ -129,4 +134,5 @@ function renderView() {
     renderLeave();
   });
   renderChatForm();
+  afterRender();
 }

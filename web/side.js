@@ -2,7 +2,7 @@
 // and leaving. Each has a builder for its fixed part of the page frame where it needs
 // one, and a render function that follows the room state.
 
-import { t } from "./i18n.js";
+import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { actionButton } from "./actions.js";
 import { isSeated, joinSeat, legalOf, room, savedName, seatInfo, seatName, sendChat, teamLetter } from "./state.js";
@@ -55,8 +55,8 @@ function seatButton(seat) {
     s.kind === "empty"
       ? t("join.sit", { n: seat + 1 })
       : s.kind === "bot"
-        ? t("join.take_over", { name: s.name, n: seat + 1 })
-        : `${s.name} (${seat + 1})`;
+        ? t("join.take_over", { name: seatName(seat), n: seat + 1 })
+        : `${s.name} (${num(seat + 1)})`;
   return h(
     "button",
     {

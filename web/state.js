@@ -224,7 +224,13 @@ export function seatName(seat) {
   if (seat === null || seat === undefined) return "";
   const s = seatInfo(seat);
   if (!s || s.kind === "empty" || !s.name) return t("seat.n", { n: seat + 1 });
-  return s.name;
+  return s.kind === "bot" ? botName(s.name) : s.name;
+}
+
+/** A bot's name in the page's language: the server names them "Bot 3". */
+export function botName(name) {
+  const m = /^Bot (\d+)$/.exec(name);
+  return m ? t("seat.bot_name", { n: Number(m[1]) }) : name;
 }
 
 export function teamIndex(seat) {

@@ -75,7 +75,7 @@ def action_key(entry: dict[str, Any]) -> tuple[str, str, str, str, str]:
 def card_name(card: str) -> str:
     """The English accessible name the page must give a card."""
     if card.startswith("X"):
-        return "Joker"
+        return f"Joker {card[1]}"
     return f"{RANKS[card[0]]} of {SUITS[card[1]]}"
 
 
@@ -104,8 +104,9 @@ def check_contract(shot: dict[str, Any], view: dict[str, Any]) -> None:
     assert len(discard_buttons) == (1 if discard else 0)
 
 
-def act(table: Table, view: dict[str, Any], keyboard: bool = False) -> bool:
-    """Make one move by clicking (or Tab-free keyboard: focus, Enter); whether we moved."""
+def act(table: Table, view: dict[str, Any], keyboard: bool = False, touch: bool = False) -> bool:
+    """Make one move by clicking (or tapping, or Tab-free keyboard: focus, Enter); whether
+    we moved."""
     page = table.page
     legal = view["legal"]
 
@@ -113,6 +114,8 @@ def act(table: Table, view: dict[str, Any], keyboard: bool = False) -> bool:
         if keyboard:
             page.focus(selector)
             page.keyboard.press("Enter")
+        elif touch:
+            page.tap(selector)
         else:
             page.click(selector)
 
@@ -162,6 +165,7 @@ def drive(
     hook: Hook | None = None,
     limit: float = 120,
     keyboard: bool = False,
+    touch: bool = False,
 ) -> dict[str, Any]:
     """Play by clicking until `done(view)`; every step is checked against its view."""
     deadline = time.monotonic() + limit
@@ -173,7 +177,7 @@ def drive(
         if done(view):
             return view
         assert time.monotonic() < deadline, f"no end in sight (phase {view['phase']})"
-        acted = act(table, view, keyboard)
+        acted = act(table, view, keyboard, touch)
         try:
             table.wait_change(shot["seq"])
             if acted:

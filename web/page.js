@@ -50,13 +50,16 @@ export function shell(...main) {
   document.body.replaceChildren(top, toast, ...main);
 }
 
-/** The connection banner: hidden while open, else "connecting" or "reconnecting". */
+const BANNER = { reconnecting: "reconnecting", storage: "err.store_unavailable" };
+
+/** The connection banner: hidden while open, else "connecting", "reconnecting", or
+ * (still reconnecting) that the server cannot reach its storage. */
 export function showBanner(status) {
   const el = $("banner");
   if (!el) return;
   el.hidden = status === "open";
-  el.textContent = status === "reconnecting" ? t("reconnecting") : t("connecting");
-  document.body.dataset.connection = status;
+  el.textContent = t(BANNER[status] || "connecting");
+  document.body.dataset.connection = status === "storage" ? "reconnecting" : status;
 }
 
 /** The toast: a short message (a refused action), or hidden when `text` is empty. */

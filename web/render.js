@@ -75,7 +75,8 @@ export function showRoom() {
 }
 
 function renderFatal() {
-  messagePage(room.fatal === "not_found" ? t("err.no_room") : t("err.closed"));
+  const text = { not_found: "err.no_room", lost: "err.room_lost" };
+  messagePage(t(text[room.fatal] || "err.closed"));
 }
 
 /** The page's fixed frame; the parts that follow the game are filled by renderView(). */

@@ -132,7 +132,7 @@ export function chatPanel() {
       onsubmit: (ev) => {
         ev.preventDefault();
         const text = input.value.trim();
-        if (text && sendChat(text)) input.value = "";
+        if (text) sendChat(text);
       },
     },
     input,
@@ -155,6 +155,12 @@ export function renderChat() {
     room.chat.map((m) => h("li", {}, h("strong", {}, m.name || seatName(m.seat)), ": ", m.text)),
   );
   log.scrollTop = log.scrollHeight;
+  // Our line came back from the room: the field is cleared (unless already retyped).
+  const input = $("chat-input");
+  if (input && room.chatSent !== null) {
+    if (input.value.trim() === room.chatSent) input.value = "";
+    room.chatSent = null;
+  }
   renderChatForm();
 }
 

@@ -10,14 +10,17 @@ as it is, with nothing scrolled by the test: `in_view` reads their bounding boxe
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
+import httpx
 import pytest
 
-from tests.support.browsers import PHONE, SCREENSHOTS, PageFactory, Table
+from schmier.config import Settings
+from tests.support.browsers import PHONE, SCREENSHOTS, PageFactory, Table, serve_on_port
 from tests.support.play import act, answered, create_room, drive, fill_and_start, sit
-from tests.support.servers import ServerFactory
+from tests.support.servers import FAST, ServerFactory, free_port
 
 pytestmark = pytest.mark.browser
 
@@ -102,10 +105,6 @@ def check_in_view(table: Table, shot: dict[str, Any], view: dict[str, Any]) -> N
     assert not off, (view["phase"], view["legal"][:3], off)
 
 
-def seat_with_long_name(page: Any, seat: int) -> None:
-    sit(page, LONG[0], seat)
-
-
 @pytest.mark.parametrize("size", ["laptop", "phone"])
 @pytest.mark.parametrize("variant", GAMES)
 def test_a_whole_hand_by_clicks_and_taps_with_all_one_needs_on_screen(
@@ -117,17 +116,14 @@ def test_a_whole_hand_by_clicks_and_taps_with_all_one_needs_on_screen(
     quick(page)
     table = Table(page)
     create_room(page, server, variant, target=5)
-    seat_with_long_name(page, 0)
+    sit(page, LONG[0], 0)
     # "Start the game" is on the first screen once the bots are in.
-    page.click('button[data-action="fill_bots"]') if not phone else page.tap(
-        'button[data-action="fill_bots"]'
-    )
+    press = page.tap if phone else page.click
+    press('button[data-action="fill_bots"]')
     page.wait_for_selector('button[data-action="start"]')
     report = page.evaluate(NEEDED, {"start": 'button[data-action="start"]'})
     assert report["start"] == [], report
-    page.click('button[data-action="start"]') if not phone else page.tap(
-        'button[data-action="start"]'
-    )
+    press('button[data-action="start"]')
     page.wait_for_selector("body[data-phase]:not([data-phase='lobby'])")
     drive(
         table,
@@ -177,10 +173,20 @@ def test_1_the_top_bar_and_the_banner_stay_in_sight_however_far_one_scrolls(
 
 
 SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+
+
+def short_name(card: str) -> str:
+    """A card as the page writes it short: "10♠", "Joker"."""
+    if card.startswith("X"):
+        return "Joker"
+    return f"{card[0].replace('T', '10')}{SYMBOLS[card[1]]}"
+
+
 SAID = """(said) => [...document.querySelectorAll('body *')].some((e) => {
   if (e.children.length || !e.textContent.includes(said)) return false;
   const r = e.getBoundingClientRect();
-  return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth;
+  return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight
+    && r.left >= 0 && r.right <= innerWidth;
 })"""
 """Whether a text is on the screen as it is (in an element of its own, in the viewport)."""
 
@@ -197,10 +203,7 @@ def test_2_the_called_card_stays_in_sight_while_the_tricks_are_played(
         if view["phase"] != "play" or not view["trick"]:
             return
         called = view.get("called")
-        short = ""
-        if called:
-            short = "Joker" if called[0] == "X" else f"{called[0].replace('T', '10')}{SYMBOLS[called[1]]}"
-        said = f"Called: {short}" if called else "Bidder plays alone"
+        said = f"Called: {short_name(called)}" if called else "Bidder plays alone"
         shown = table.page.evaluate(SAID, said)
         assert shown, (said, view["trick"])
         seen.append(said)
@@ -216,11 +219,12 @@ def test_4_a_double_tap_plays_once_and_a_refused_chat_line_is_kept(
     page = open_phone(pages)
     errors: list[str] = []
 
+    def on_frame(payload: str | bytes) -> None:
+        if json.loads(payload).get("type") == "error":
+            errors.append(str(payload))
+
     def on_socket(ws: Any) -> None:
-        ws.on(
-            "framereceived",
-            lambda payload: errors.append(payload) if '"type":"error"' in payload.replace(" ", "") else None,
-        )
+        ws.on("framereceived", on_frame)
 
     page.on("websocket", on_socket)
     table = started(page, server, "schmier6")
@@ -248,8 +252,10 @@ def test_4_a_double_tap_plays_once_and_a_refused_chat_line_is_kept(
 
 
 LONGEST_NAMES = """() => {
-  const cut = [...document.querySelectorAll('.score-names, .lobby-seat-name, .verdict, .deltas li')]
-    .filter((e) => e.scrollWidth > e.clientWidth + 1 || getComputedStyle(e).textOverflow === 'ellipsis')
+  const names = '.score-names, .lobby-seat-name, .verdict, .deltas li';
+  const cut = [...document.querySelectorAll(names)]
+    .filter((e) => e.scrollWidth > e.clientWidth + 1
+      || getComputedStyle(e).textOverflow === 'ellipsis')
     .map((e) => e.textContent);
   const chip = document.getElementById('trump');
   const size = chip ? parseFloat(getComputedStyle(chip).fontSize) : 0;
@@ -269,7 +275,10 @@ LONGEST_NAMES = """() => {
     cut,
     chipLines: chip ? chip.getBoundingClientRect().height / (size * 1.25) : 0,
     clipped,
-    picker: [select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), longest],
+    picker: [
+      select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+      longest,
+    ],
     scroll: [document.scrollingElement.scrollWidth, innerWidth],
   };
 }"""
@@ -339,10 +348,6 @@ def test_7_empty_seats_on_the_table_carry_their_numbers(
 def test_8_small_things(
     pages: PageFactory, server_factory: ServerFactory, redis_url: str, redis_prefix: str
 ) -> None:
-    import httpx
-
-    from tests.support.servers import free_port
-
     server = server_factory()
     page = pages()
     # A room address with an encoded "/" gets the page that says there is no such room.
@@ -375,20 +380,14 @@ def test_8_small_things(
     sit(ann, "Ann", 0)
     first.stop()
     ann.wait_for_selector("body[data-connection='reconnecting']")
-    from schmier.config import Settings
-    from tests.support.browsers import serve_on_port
-    from tests.support.servers import FAST
-
     dead = f"redis://127.0.0.1:{free_port()}/0"
-    second = serve_on_port(Settings(**{**FAST, "redis_url": dead, "redis_prefix": redis_prefix}), first.port)
+    settings = Settings(**{**FAST, "redis_url": dead, "redis_prefix": redis_prefix})
+    second = serve_on_port(settings, first.port)
+    storage = '#banner:text-is("The server cannot reach its storage; try again shortly.")'
     try:
-        ann.wait_for_selector(
-            '#banner:text-is("The server cannot reach its storage; try again shortly.")', timeout=30_000
-        )
+        ann.wait_for_selector(storage, timeout=30_000)
         ann.reload()
-        ann.wait_for_selector(
-            '#banner:text-is("The server cannot reach its storage; try again shortly.")', timeout=30_000
-        )
+        ann.wait_for_selector(storage, timeout=30_000)
         assert ann.locator('h1:text-is("There is no room with this code.")').count() == 0
         assert code
     finally:
@@ -398,8 +397,9 @@ def test_8_small_things(
 FOCUSED = """() => {
   const e = document.activeElement;
   if (!e || e === document.body) return { where: 'body' };
-  return { where: e.closest('#hand') ? 'hand' : e.closest('#actions') ? 'actions' : e.id || e.tagName,
-           id: e.id, ...e.dataset, disabled: !!e.disabled, label: e.getAttribute('aria-label') };
+  const where = e.closest('#hand') ? 'hand' : e.closest('#actions') ? 'actions' : e.id || e.tagName;
+  return { where, id: e.id, ...e.dataset, disabled: !!e.disabled,
+           label: e.getAttribute('aria-label') };
 }"""
 
 
@@ -518,6 +518,9 @@ def test_6_a_whole_hand_of_wisconsin_smear_with_the_keyboard_alone(
         answered(table, shot["seq"], view)
     assert moves >= 7  # a bid, then six cards at least
     # The two jokers are two cards, and say which.
-    names = page.evaluate("async () => (await import('/static/cards.js')).cardName('X1') + '|' + (await import('/static/cards.js')).cardName('X2')")
-    assert names == "Joker 1|Joker 2", names
+    names = page.evaluate(
+        "async () => { const c = await import('/static/cards.js');"
+        " return [c.cardName('X1'), c.cardName('X2')]; }"
+    )
+    assert names == ["Joker 1", "Joker 2"], names
     assert tabs <= 1, tabs

@@ -118,6 +118,9 @@ def test_a_whole_hand_by_clicks_and_taps_with_all_one_needs_on_screen(
     create_room(page, server, variant, target=5)
     sit(page, LONG[0], 0)
     # "Start the game" is on the first screen once the bots are in.
+    # The lobby's buttons are on the first screen, before any scrolling.
+    report = page.evaluate(NEEDED, {"fill": 'button[data-action="fill_bots"]'})
+    assert report["fill"] == [] and page.evaluate("window.scrollY") == 0, report
     press = page.tap if phone else page.click
     press('button[data-action="fill_bots"]')
     page.wait_for_selector('button[data-action="start"]')

@@ -93,10 +93,11 @@ function buildFrame() {
         h("div", { id: "table", class: "table" }),
         h("div", { id: "tricks-bar", class: "tricks-bar", hidden: true }),
         joinPanel(),
-        h("section", { id: "invite", class: "card-panel invite", hidden: true }),
         h("div", { id: "actions", class: "actions" }),
         h("div", { id: "hand", class: "hand", role: "group", tabindex: "-1", "aria-label": t("hand.yours") }),
         h("div", { id: "summary", class: "summary" }),
+        // After the lobby's buttons: "Start the game" is on the first screen, the link below.
+        h("section", { id: "invite", class: "card-panel invite", hidden: true }),
       ),
       h(
         "aside",

@@ -111,6 +111,12 @@ function written(format, n) {
     .join("");
 }
 
+/** A bot's name in the page's language: the server names its bots "Bot 3". */
+export function botName(name) {
+  const m = /^Bot (\d+)$/.exec(name);
+  return m ? t("seat.bot_name", { n: Number(m[1]) }) : name;
+}
+
 /** A number as the language writes it (a negative one with a real minus, "−3"). */
 export function num(n) {
   return written(numbers, n);

@@ -16,7 +16,7 @@
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
-import { t, has } from "./i18n.js";
+import { botName, t, has } from "./i18n.js";
 import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
 import { checkDeals, dealsFor, noteDeal } from "./deals.js";
@@ -238,12 +238,6 @@ export function seatName(seat) {
   const s = seatInfo(seat);
   if (!s || s.kind === "empty" || !s.name) return t("seat.n", { n: seat + 1 });
   return s.kind === "bot" ? botName(s.name) : s.name;
-}
-
-/** A bot's name in the page's language: the server names them "Bot 3". */
-export function botName(name) {
-  const m = /^Bot (\d+)$/.exec(name);
-  return m ? t("seat.bot_name", { n: Number(m[1]) }) : name;
 }
 
 export function teamIndex(seat) {

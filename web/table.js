@@ -9,15 +9,7 @@ import { room, seatName, teamIndex, teamLabel, teamLetter } from "./state.js";
 
 function trumpText(v) {
   if (v.trump) return [SUIT_SYMBOL[v.trump], " ", t(`suit.${v.trump}`)];
-  if (v.my_trump) {
-    return [
-      SUIT_SYMBOL[v.my_trump],
-      " ",
-      t(`suit.${v.my_trump}`),
-      " ",
-      h("span", { class: "secret" }, t("trump.secret")),
-    ];
-  }
+  if (v.my_trump) return [SUIT_SYMBOL[v.my_trump], " ", t(`suit.${v.my_trump}`)];
   return [t("trump.none")];
 }
 
@@ -36,7 +28,15 @@ export function renderTopbar() {
           h("span", { class: "label" }, t("trump"), ": "),
           trumpText(v),
         );
-  fill(el, h("span", { class: "variant-name" }, gameLabel(v.variant)), trump, contract(v));
+  // A secret trump says so beside the chip, free to go to a line of its own.
+  const secret = !v.trump && v.my_trump && v.phase !== "lobby";
+  fill(
+    el,
+    h("span", { class: "variant-name" }, gameLabel(v.variant)),
+    trump,
+    secret ? h("span", { class: "secret" }, t("trump.secret")) : null,
+    contract(v),
+  );
 }
 
 /**
@@ -126,7 +126,7 @@ export function renderTable() {
       cardFace(p.card),
     );
     card.style.left = `${50 + 18 * Math.cos(a)}%`;
-    card.style.top = `${50 + 24 * Math.sin(a)}%`;
+    card.style.top = `${50 + 22 * Math.sin(a)}%`;
     card.style.zIndex = String(10 + i);
     return card;
   });

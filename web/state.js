@@ -138,6 +138,7 @@ function onMessage(msg) {
   if (msg.type === "state") {
     if (typeof msg.seq === "number" && msg.seq < room.seq && room.view) return;
     room.seq = msg.seq;
+    room.moved = null; // a new state (a new socket's too) may be answered afresh
     const fresh = room.conn.ws !== room.socket;
     room.socket = room.conn.ws;
     applyView(msg.view, fresh);

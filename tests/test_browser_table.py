@@ -91,6 +91,14 @@ def check_in_view(table: Table, shot: dict[str, Any], view: dict[str, Any]) -> N
     # The page is wider than the screen nowhere, at any moment.
     width = page.evaluate("[document.scrollingElement.scrollWidth, innerWidth]")
     assert width[0] <= width[1], width
+    # A count takes its plural form: "1 card", never "1 cards".
+    labels = page.eval_on_selector_all(
+        "#table .seat", "(seats) => seats.map((e) => e.getAttribute('aria-label'))"
+    )
+    for seat, label in zip(view["seats"], labels, strict=True):
+        if view["phase"] != "lobby":
+            count = seat["cards"]
+            assert f"{count} card{'' if count == 1 else 's'}," in f"{label},", label
     if view["you"] not in (view["turn"] or []) or not view["legal"]:
         return
     wide = (page.viewport_size or {}).get("width", 0) >= 960

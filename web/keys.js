@@ -72,7 +72,9 @@ export function afterRender() {
   turnSeen = key;
   if (busyElsewhere()) return;
   const active = document.activeElement;
-  const lost = !active || active === document.body || !active.isConnected;
+  // Hidden with its panel (the join panel once seated) counts as lost: the browser
+  // moves such a focus to <body> only later, after this redraw.
+  const lost = !active || active === document.body || !active.isConnected || active.getClientRects().length === 0;
   const next = nextThing();
   if (fresh) bringIntoView();
   if (next && (fresh || lost || (active === document.getElementById("hand") && next !== active))) {

@@ -6,7 +6,8 @@
 // Lokalise, Poedit) read: flat keys ("home.title"; the key separator is off, so the
 // dots are part of the name), `{{name}}` placeholders, and a plural as one key per
 // CLDR category, `key_one`, `key_few`, `key_other`…, picked with `Intl.PluralRules` for
-// the language by the `count` parameter. Numbers are written with `Intl.NumberFormat`.
+// the language by the `count` parameter. Numbers are written with `Intl.NumberFormat`,
+// a negative one with a real minus (U+2212) in every language.
 //
 // The language is the one chosen with the picker (kept in localStorage), else the
 // first of the browser's languages that has a catalogue, else English. English is

@@ -84,12 +84,12 @@ export function afterRender() {
 
 /** The top of the room (the scores, the table) in view, and the hand too if it fits. */
 function bringIntoView() {
-  const room = document.getElementById("room");
+  const main = document.getElementById("room");
   const hand = document.getElementById("hand");
   const top = document.getElementById("top");
-  if (!room || !hand) return;
+  if (!main || !hand) return;
   const bar = top ? top.getBoundingClientRect().bottom : 0;
-  const start = room.getBoundingClientRect().top;
+  const start = main.getBoundingClientRect().top;
   const end = hand.getBoundingClientRect().bottom;
   if (start >= bar && end <= innerHeight) return; // all in view already
   if (end - start <= innerHeight - bar) window.scrollTo({ top: 0, behavior: "instant" });

@@ -5,7 +5,7 @@
 import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { actionButton } from "./actions.js";
-import { isSeated, joinSeat, legalOf, room, savedName, seatInfo, seatName, sendChat, teamLetter } from "./state.js";
+import { isSeated, joinSeat, legalOf, room, savedName, seatInfo, seatName, seatTitle, sendChat, teamLetter } from "./state.js";
 
 // ---------------------------------------------------------------- join
 
@@ -55,7 +55,7 @@ function seatButton(seat) {
     s.kind === "empty"
       ? t("join.sit", { n: seat + 1 })
       : s.kind === "bot"
-        ? t("join.take_over", { name: seatName(seat), n: seat + 1 })
+        ? t("join.take_over", { name: seatTitle(seat), n: seat + 1 })
         : `${s.name} (${num(seat + 1)})`;
   return h(
     "button",

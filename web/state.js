@@ -265,8 +265,18 @@ export function seatName(seat) {
   if (seat === null || seat === undefined) return "";
   const s = seatInfo(seat);
   if (!s || s.kind === "empty" || !s.name) return t("seat.n", { n: seat + 1 });
-  if (s.kind === "bot" && s.bot) return t("seat.bot_level", { name: botName(s.name), level: botLabel(s.bot) });
   return s.kind === "bot" ? botName(s.name) : s.name;
+}
+
+/**
+ * A seat's name where the seat itself is shown (on the table, in the lobby, in the join
+ * panel): a bot's with its level, "Bot 3 · Normal". Elsewhere (scores, bids, the hand
+ * summary) `seatName` keeps it short, so that the first screen holds what it must.
+ */
+export function seatTitle(seat) {
+  const s = seatInfo(seat);
+  if (s && s.kind === "bot" && s.bot) return t("seat.bot_level", { name: seatName(seat), level: botLabel(s.bot) });
+  return seatName(seat);
 }
 
 /** A bot level's words (`GET /api/bots`): the catalogue's `bot.<name>.label`, else the

@@ -5,7 +5,7 @@ import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { SUIT_SYMBOL, cardFace, cardName, cardShort, isRed } from "./cards.js";
 import { gameLabel } from "./games.js";
-import { room, seatName, teamIndex, teamLabel, teamLetter } from "./state.js";
+import { room, seatName, seatTitle, teamIndex, teamLabel, teamLetter } from "./state.js";
 
 function trumpText(v) {
   if (v.trump) return [SUIT_SYMBOL[v.trump], " ", t(`suit.${v.trump}`)];
@@ -156,7 +156,7 @@ function seatChip(v, s) {
       { class: "seat-top" },
       turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, "▶") : null,
       // An empty seat is named by its number, as the join panel's "Sit in seat 4" says.
-      h("span", { class: "seat-name" }, seatName(s.seat)),
+      h("span", { class: "seat-name" }, seatTitle(s.seat)),
       s.seat === v.dealer ? h("span", { class: "badge dealer", title: t("seat.dealer") }, "D") : null,
     ),
     h(
@@ -186,7 +186,7 @@ function seatBidBadge(v, seat) {
 }
 
 function seatDescription(v, s) {
-  const parts = [seatName(s.seat)];
+  const parts = [seatTitle(s.seat)];
   if (s.kind === "empty") parts.push(t("seat.empty"));
   if (s.seat === v.you) parts.push(t("seat.you"));
   if (s.kind === "bot") parts.push(t("seat.bot"));

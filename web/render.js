@@ -25,6 +25,7 @@ import { listenForTrickKeys, renderTricksBar } from "./lasttrick.js";
 import { renderFairAlert } from "./fairview.js";
 import { historyPanel, refreshHistory } from "./history.js";
 import { renderHandTools } from "./reviewopen.js";
+import { settingsPanel } from "./settings.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -99,6 +100,7 @@ function buildFrame() {
         h("section", { id: "sheet", class: "card-panel sheet" }),
         historyPanel(),
         h("section", { id: "leave", class: "card-panel leave", hidden: true }),
+        settingsPanel(),
       ),
     ),
   );

@@ -26,6 +26,8 @@ import { renderFairAlert } from "./fairview.js";
 import { historyPanel, refreshHistory } from "./history.js";
 import { renderHandTools } from "./reviewopen.js";
 import { settingsPanel } from "./settings.js";
+import { afterRedraw, beforeRedraw } from "./motion.js";
+import { cue } from "./sound.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -117,6 +119,8 @@ function renderView() {
   document.title = `${myTurn() ? "▶ " : ""}Schmier · ${room.code}`;
   document.body.dataset.seq = String(room.seq);
   document.body.dataset.phase = v.phase;
+  // Motion and sound follow the state already drawn; they never hold it back.
+  const before = beforeRedraw();
   keepFocus(() => {
     renderTopbar();
     renderScoreboard();
@@ -130,5 +134,10 @@ function renderView() {
     renderSheet();
     renderLeave();
   });
+  afterRedraw(before);
+  cue(shown, v, room.held);
+  shown = v;
   renderChatForm();
 }
+
+let shown = null; // the view drawn last, for the sounds of what changed

@@ -48,7 +48,10 @@ function shape(d, x, y, size, cls) {
 
 function corner(index, pip) {
   const g = el("g", { class: "corner" });
-  g.appendChild(el("text", { x: 8.5, y: 16, "text-anchor": "middle", class: "index ink" }, index));
+  const attrs = { x: 8.5, y: 16, "text-anchor": "middle", class: "index ink" };
+  // "10" is squeezed to the width of one wide letter, so it stays clear of the pip.
+  if (index.length > 1) Object.assign(attrs, { textLength: 13, lengthAdjust: "spacingAndGlyphs" });
+  g.appendChild(el("text", attrs, index));
   if (pip) g.appendChild(shape(pip, 3.5, 19.5, 10, "ink"));
   return g;
 }

@@ -39,6 +39,11 @@ const REDRAW = {
       renderHand();
       renderActions();
     }),
+  hint: () =>
+    keepFocus(() => {
+      renderHand();
+      renderActions();
+    }),
   join: renderJoinError,
   toast: () => showToast(room.toast),
   fatal: renderFatal,

@@ -26,6 +26,9 @@ import { renderFairAlert } from "./fairview.js";
 import { historyPanel, refreshHistory } from "./history.js";
 import { renderHandTools } from "./reviewopen.js";
 import { afterRender, afterSelection, listenForArrows, nextThing } from "./keys.js";
+import { settingsPanel } from "./settings.js";
+import { afterRedraw, beforeRedraw } from "./motion.js";
+import { cue } from "./sound.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -111,6 +114,7 @@ function buildFrame() {
         h("section", { id: "sheet", class: "card-panel sheet" }),
         historyPanel(),
         h("section", { id: "leave", class: "card-panel leave", hidden: true }),
+        settingsPanel(),
       ),
     ),
   );
@@ -127,6 +131,8 @@ function renderView() {
   document.title = `${myTurn() ? "▶ " : ""}Schmier · ${room.code}`;
   document.body.dataset.seq = String(room.seq);
   document.body.dataset.phase = v.phase;
+  // Motion and sound follow the state already drawn; they never hold it back.
+  const before = beforeRedraw();
   keepFocus(() => {
     renderTopbar();
     renderScoreboard();
@@ -140,6 +146,11 @@ function renderView() {
     renderSheet();
     renderLeave();
   });
+  afterRedraw(before);
+  cue(shown, v, room.held);
+  shown = v;
   renderChatForm();
   afterRender();
 }
+
+let shown = null; // the view drawn last, for the sounds of what changed

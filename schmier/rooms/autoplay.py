@@ -1,4 +1,5 @@
-"""Moves the room makes for a seat: a bot's, or a silent player's (played by the bot).
+"""Moves the room makes for a seat: a bot's, or a silent player's (played by the bot):
+away, or out of time (the turn timer).
 
 A bot decides from its own seat's view only, the same dict a person at that seat sees,
 so it cannot peek. Whatever it answers is validated like a person's frame; should a bot
@@ -13,14 +14,16 @@ from typing import Any
 
 from schmier import engine
 from schmier.engine import Action, bots
+from schmier.engine.bots import levels
 from schmier.logs import failure
 from schmier.rooms import table
 from schmier.rooms.frames import room_view
 from schmier.rooms.peers import Refused
 from schmier.rooms.record import RoomRecord
 
-POLICY = "heuristic"
-"""The bot that plays empty seats and absent players."""
+POLICY = levels.level(levels.DEFAULT).policy
+"""The default bot's policy: it plays empty seats, absent players, and the turns whose
+timer ran out."""
 
 
 def fallback_action(legal: list[dict[str, Any]]) -> dict[str, Any]:

@@ -65,6 +65,11 @@ class RoomRecord:
     from a format 1 snapshot, until its next change (`table.Change.stored` adds one)."""
     dealt: str | None = None
     """The commitment of the last deck dealt (the hand in play, or the one just scored)."""
+    turn_deadline: float | None = None
+    """When the timed turn of a person ends (`turn_seconds`), as a wall-clock time (Unix
+    seconds); None when no person's turn is timed. Stored with the room, so an instance
+    that loads it (after a restart, or taking it over) keeps the same deadline and every
+    instance shows the same countdown (`clock.Clock.timed` sets it)."""
 
     @classmethod
     def new(cls, code: str, variant: str, rules: engine.Rules) -> RoomRecord:
@@ -112,6 +117,7 @@ class RoomRecord:
             "ops": list(self.ops),
             "next_deal": None if self.next_deal is None else self.next_deal.to_json(),
             "dealt": self.dealt,
+            "turn_deadline": self.turn_deadline,
         }
         return orjson.dumps(body)
 
@@ -138,6 +144,7 @@ class RoomRecord:
         )
         state = body["state"]
         pending = body.get("next_deal")
+        deadline = body.get("turn_deadline")
         return cls(
             code=str(body["code"]),
             variant=variant,
@@ -149,6 +156,7 @@ class RoomRecord:
             ops=tuple(str(op) for op in body.get("ops", ())),
             next_deal=None if pending is None else NextDeal.from_json(pending),
             dealt=body.get("dealt"),
+            turn_deadline=None if deadline is None else float(deadline),
         )
 
     def public_seats(self, live: bool = True) -> list[dict[str, Any]]:

@@ -1,0 +1,216 @@
+"""The turn timer (room rule `turn_seconds`), on a real server over real sockets, with the
+memory store and with Redis.
+
+Timers run at `SCHMIER_TURN_TIMER_SCALE` (`turn_timer_scale`) so the suite does not wait
+10 seconds a turn: a room of 10 s runs one second, one of 300 s thirty. What is
+checked: bad values are refused and create nothing; without a timer every view says
+`turn_ends_in: null`; with one, the views of a person's turn count down (a seat
+connecting does not restart the count) and bots' turns say null; when the time runs out
+the default bot plays that turn, the player keeps the seat, is not put on autopilot and
+plays the next turn themself; a restarted server keeps the deadline.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+
+from schmier.store import RedisStore
+from tests.support.servers import (
+    Client,
+    Player,
+    RunningServer,
+    ServerFactory,
+    play_all,
+    seat_table,
+)
+
+SCALE = 0.1
+"""10 s of the rule run 1 s; 300 s run 30 s."""
+
+
+@pytest.fixture(params=["memory", "redis"])
+def timer_server(request: pytest.FixtureRequest, server_factory: ServerFactory) -> RunningServer:
+    """A fast server (bots at once) whose turn timers run at `SCALE`, on either store."""
+    if request.param == "redis":
+        url = request.getfixturevalue("redis_url")
+        prefix = request.getfixturevalue("redis_prefix")
+        return server_factory(turn_timer_scale=SCALE, redis_url=url, redis_prefix=prefix)
+    return server_factory(turn_timer_scale=SCALE)
+
+
+def my_turn(seat: int) -> Any:
+    return lambda v: v["phase"] not in ("lobby", "game_over") and seat in v["turn"] and v["legal"]
+
+
+async def seat_actions(server: RunningServer, code: str, seat: int) -> list[dict[str, Any]]:
+    """The actions the room's log holds for `seat` (read through a store of this test's
+    own: the server's lives on the server's loop)."""
+    settings = server.settings
+    assert settings is not None
+    if settings.redis_url is None:
+        log = await server.app.state.rooms.store.read_log(code)
+    else:
+        store = RedisStore(settings.redis_url, prefix=settings.redis_prefix, ttl_seconds=600)
+        log = await store.read_log(code)
+        await store.aclose()
+    return [e["action"] for e in map(orjson.loads, log) if e["seat"] == seat]
+
+
+@pytest.mark.parametrize("value", [1, 9, 301, -10, 30.0, 10.5, "30", True, None, [30], {"s": 30}])
+async def test_bad_values_are_refused_and_create_nothing(server: RunningServer, value: Any) -> None:
+    rooms = server.app.state.rooms
+    before = set(rooms.live)
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        answer = await http.post(
+            "/api/rooms", json={"variant": "schmier6", "rules": {"turn_seconds": value}}
+        )
+    assert answer.status_code == 422, answer.text
+    assert "turn_seconds" in answer.text
+    assert set(rooms.live) == before
+
+
+async def test_the_rule_is_published_and_kept(server: RunningServer) -> None:
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        books = (await http.get("/api/variants")).json()
+        for book in books:
+            spec = next(r for r in book["rules"] if r["name"] == "turn_seconds")
+            assert spec == {
+                "name": "turn_seconds",
+                "type": "int",
+                "min": 10,
+                "max": 300,
+                "off": 0,
+                "default": 0,
+            }
+        for value in (0, 10, 300):
+            made = await http.post(
+                "/api/rooms", json={"variant": "wisconsin4", "rules": {"turn_seconds": value}}
+            )
+            assert made.status_code == 201, made.text
+            assert made.json()["rules"]["turn_seconds"] == value
+            room = (await http.get(f"/api/rooms/{made.json()['code']}")).json()
+            assert room["rules"]["turn_seconds"] == value
+        plain = await http.post("/api/rooms", json={"variant": "schmier5"})
+        assert plain.json()["rules"]["turn_seconds"] == 0
+
+
+async def test_without_a_timer_every_view_says_null(timer_server: RunningServer) -> None:
+    _, clients, watchers, _ = await seat_table(
+        timer_server, "wisconsin4", [0, 2], rules={"target": 5}, spectators=1
+    )
+    rng = random.Random(16)
+    players = [Player(c, rng) for c in clients.values()]
+    await play_all(players, lambda v: v["phase"] == "hand_over" or bool(v["tricks"]))
+    for client in [*clients.values(), *watchers]:
+        views = [f["view"] for f in client.frames if f["type"] == "state"]
+        assert len(views) > 3
+        assert all("turn_ends_in" in v and v["turn_ends_in"] is None for v in views)
+        await client.close()
+
+
+async def test_time_runs_out_the_bot_plays_and_the_player_plays_on(
+    timer_server: RunningServer,
+) -> None:
+    """Seat 0 sits still through a turn of 10 s (1 s here): the default bot plays it
+    for them; they keep the seat, connected, and their next turn waits for them (no
+    autopilot) until they play it themself."""
+    code, clients, _, _ = await seat_table(
+        timer_server, "wisconsin4", [0], rules={"target": 5, "turn_seconds": 10}
+    )
+    me = clients[0]
+    first = await me.wait_state(my_turn(0))
+    left = first["view"]["turn_ends_in"]
+    assert isinstance(left, float) and 0.0 <= left <= 10 * SCALE
+    # Bots' turns are not timed: only views awaiting seat 0 carry a countdown.
+    for frame in me.frames:
+        view = frame["view"] if frame["type"] == "state" else None
+        if view is not None and view["phase"] not in ("lobby", "hand_over", "game_over"):
+            assert (view["turn_ends_in"] is not None) == (0 in view["turn"]), view
+    assert await seat_actions(timer_server, code, 0) == []
+    # Nothing is sent: the turn is played for seat 0 once its time is up.
+    played = await me.wait_state(lambda v: v["legal"] != first["view"]["legal"])
+    actions = await seat_actions(timer_server, code, 0)
+    assert len(actions) == 1
+    legal = first["view"]["legal"]
+    if actions[0]["type"] == "discard":
+        assert legal[0]["type"] == "discard"
+    else:
+        assert actions[0] in legal
+    seat = played["view"]["seats"][0]
+    assert (seat["kind"], seat["connected"], seat["name"]) == ("human", True, "Player 0")
+    actor = timer_server.app.state.rooms.live[code]
+    assert 0 not in actor.clock.autopilot
+    # The next turn is theirs again, timed afresh, and what they send counts.
+    turn = await me.wait_state(my_turn(0))
+    assert turn["view"]["turn_ends_in"] is not None
+    action = Player(me, random.Random(1)).choose(turn["view"]["legal"])
+    await me.send(action)
+    await me.wait_state(lambda v: v["legal"] != turn["view"]["legal"])
+    mine = await seat_actions(timer_server, code, 0)
+    assert len(mine) == 2 and mine[1]["type"] == action["type"]
+    if action["type"] != "discard":
+        assert mine[1] == action
+    await me.close()
+
+
+async def test_the_count_goes_down_and_a_connection_does_not_restart_it(
+    timer_server: RunningServer,
+) -> None:
+    """A room of 300 s (30 s here): a state caused by another seat leaving, and the first
+    state of a spectator, made later in the same turn, show less time left."""
+    code, clients, _, _ = await seat_table(
+        timer_server, "schmier6", [0, 1], rules={"turn_seconds": 300}
+    )
+    # Whoever's turn comes first waits; the other human's socket goes.
+    start = await clients[0].wait_state(lambda v: bool(v["turn"]) and v["turn"][0] in (0, 1))
+    waiting = start["view"]["turn"][0]
+    other = 1 - waiting
+    watcher_of = clients[waiting]
+    before = (await watcher_of.wait_state(my_turn(waiting)))["view"]["turn_ends_in"]
+    assert isinstance(before, float) and 0.0 < before <= 300 * SCALE
+    await clients[other].close()
+    gone = await watcher_of.wait_state(lambda v: not v["seats"][other]["connected"])
+    assert gone["view"]["turn"] == [waiting]
+    after = gone["view"]["turn_ends_in"]
+    assert isinstance(after, float) and after < before
+    spectator = await Client.seated(timer_server, code, None)
+    assert spectator.state is not None
+    assert spectator.state["seq"] == gone["seq"]
+    later = spectator.state["view"]["turn_ends_in"]
+    assert isinstance(later, float) and later < after
+    await spectator.close()
+    await watcher_of.close()
+
+
+async def test_a_restarted_server_keeps_the_deadline(
+    server_factory: ServerFactory, redis_url: str, redis_prefix: str
+) -> None:
+    """The deadline is stored with the room: the next server counts on from it rather
+    than giving the turn its whole time again."""
+    settings: dict[str, Any] = {
+        "turn_timer_scale": SCALE,
+        "redis_url": redis_url,
+        "redis_prefix": redis_prefix,
+    }
+    first = server_factory(**settings)
+    code, clients, _, tokens = await seat_table(
+        first, "wisconsin4", [0], rules={"turn_seconds": 300}
+    )
+    before = await clients[0].wait_state(my_turn(0))
+    left = before["view"]["turn_ends_in"]
+    assert isinstance(left, float)
+    first.stop()
+    await clients[0].closed()
+    second = server_factory(**settings)
+    back = await Client.seated(second, code, tokens[0])
+    assert back.state is not None
+    view = back.state["view"]
+    assert view["turn"] == [0] and view["legal"] == before["view"]["legal"]
+    assert isinstance(view["turn_ends_in"], float)
+    assert view["turn_ends_in"] < left
+    await back.close()

@@ -25,6 +25,8 @@ import { listenForTrickKeys, renderTricksBar } from "./lasttrick.js";
 import { renderFairAlert } from "./fairview.js";
 import { historyPanel, refreshHistory } from "./history.js";
 import { renderHandTools } from "./reviewopen.js";
+import { renderTurnTimer } from "./timer.js";
+import { renderPaused } from "./banner.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -39,6 +41,7 @@ const REDRAW = {
   join: renderJoinError,
   toast: () => showToast(room.toast),
   fatal: renderFatal,
+  paused: () => (room.view ? renderView() : renderPaused(room.paused)),
   deals: () =>
     keepFocus(() => {
       renderFairAlert(room.deals);
@@ -66,6 +69,7 @@ export function showRoom() {
   document.title = `Schmier · ${room.code}`;
   buildFrame();
   showBanner(room.status);
+  renderPaused(room.paused);
   if (room.view) renderView();
 }
 
@@ -119,6 +123,7 @@ function renderView() {
     renderTopbar();
     renderScoreboard();
     renderTable();
+    renderTurnTimer(v);
     renderTricksBar();
     renderJoin();
     renderActions();
@@ -129,4 +134,5 @@ function renderView() {
     renderLeave();
   });
   renderChatForm();
+  renderPaused(room.paused);
 }

@@ -13,6 +13,7 @@
 //   "toast"      a message that shows for a moment (a refused action)
 //   "fatal"      the room is gone or the connection is closed for good
 //   "deals"      the checks of the room's deals made progress (deals.js)
+//   "paused"     the table was paused (the server cannot reach its storage) or resumed
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
@@ -21,6 +22,7 @@ import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
 import { checkDeals, dealsFor, noteDeal } from "./deals.js";
 import { trickHoldMs } from "./hold.js";
+import { noteTurnTimer } from "./timer.js";
 
 const TOAST_MS = 4000;
 const CHAT_KEEP = 200;
@@ -47,6 +49,7 @@ export const room = {
   toast: "",
   toastTimer: null,
   fatal: null, // "not_found" or "closed" once the connection has ended for good
+  paused: false, // between a `paused` frame and `resumed` (or the socket closing)
 };
 
 const subscribers = [];
@@ -108,6 +111,7 @@ export function openRoom(code) {
     onStatus: (s) => {
       room.status = s;
       changed("status");
+      if (s !== "open" && room.paused) resume();
     },
     onFinal,
   });
@@ -134,6 +138,7 @@ function onMessage(msg) {
     room.seq = msg.seq;
     const fresh = room.conn.ws !== room.socket;
     room.socket = room.conn.ws;
+    noteTurnTimer(msg.view);
     applyView(msg.view, fresh);
   } else if (msg.type === "chat_history") {
     // Once per socket, after its first state: the conversation so far, instead of ours.
@@ -145,7 +150,17 @@ function onMessage(msg) {
     changed("chat");
   } else if (msg.type === "error") {
     notice(has(`err.${msg.code}`) ? t(`err.${msg.code}`) : msg.message);
+  } else if (msg.type === "paused") {
+    room.paused = true;
+    changed("paused");
+  } else if (msg.type === "resumed") {
+    resume();
   }
+}
+
+function resume() {
+  room.paused = false;
+  changed("paused");
 }
 
 function applyView(view, fresh) {

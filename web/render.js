@@ -33,11 +33,13 @@ const REDRAW = {
   view: renderView,
   status: () => showBanner(room.status),
   chat: renderChat,
-  selection: () =>
+  selection: () => {
     keepFocus(() => {
       renderHand();
       renderActions();
-    }),
+    });
+    renderPaused(room.paused);
+  },
   join: renderJoinError,
   toast: () => showToast(room.toast),
   fatal: renderFatal,

@@ -89,7 +89,8 @@ def room_view(record: RoomRecord, seat: int | None) -> dict[str, Any]:
 
 
 class StateFrames:
-    """The `state` frames of one version of a room, built on demand, each once."""
+    """The `state` frames of one version of a room, built on demand, each once (in a
+    timed turn, each seat's part once: the time left is written into every frame)."""
 
     __slots__ = ("_frames", "_head", "_record", "_version")
 
@@ -98,6 +99,7 @@ class StateFrames:
         self._version = version
         self._head: bytes | None = None
         self._frames: dict[int | None, bytes] = {}
+        """Untimed: each seat's whole frame; timed: what follows the time left."""
 
     def matches(self, record: RoomRecord, version: int) -> bool:
         """Whether these frames are those of `record` at `version`."""
@@ -105,17 +107,22 @@ class StateFrames:
 
     def frame(self, seat: int | None) -> bytes:
         """The frame for `seat` (None: a spectator), made now."""
-        head = self._head
-        if head is None:
-            # b'{"type":"state","seq":N,"view":{...}}' without its two closing braces.
-            frame = {"type": "state", "seq": self._version, "view": public_part(self._record)}
-            head = self._head = orjson.dumps(frame)[:-2] + b',"turn_ends_in":'
         data = self._frames.get(seat)
+        timed = self._record.turn_deadline is not None
         if data is None:
-            private = orjson.dumps(private_part(self._record, seat))
-            data = self._frames[seat] = b"," + private[1:] + b"}"
+            head = self._head
+            if head is None:
+                # b'{"type":"state","seq":N,"view":{...,"turn_ends_in":' (no value yet).
+                view = public_part(self._record)
+                frame = {"type": "state", "seq": self._version, "view": view}
+                head = self._head = orjson.dumps(frame)[:-2] + b',"turn_ends_in":'
+            private = b"," + orjson.dumps(private_part(self._record, seat))[1:] + b"}"
+            data = self._frames[seat] = private if timed else head + b"null" + private
+        if not timed:
+            return data
+        assert self._head is not None
         left = turn_ends_in(self._record, time.time())
-        return head + (b"null" if left is None else orjson.dumps(left)) + data
+        return self._head + orjson.dumps(left) + data
 
 
 class LatestFrames:

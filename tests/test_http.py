@@ -31,6 +31,7 @@ async def test_create_fills_every_rule(http: httpx.AsyncClient) -> None:
         "trump_anytime": True,
         "kitty": 2,
         "joker_order": "first_high",
+        "hints": True,
         "turn_seconds": 0,
     }
     assert re.fullmatch(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}", body["code"])
@@ -47,6 +48,7 @@ async def test_create_fills_every_rule(http: httpx.AsyncClient) -> None:
         "target": 11,
         "stick_the_dealer": False,
         "trump_anytime": True,
+        "hints": True,
         "turn_seconds": 45,
     }
 

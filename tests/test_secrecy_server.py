@@ -21,6 +21,7 @@ import itertools
 import logging
 import random
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -33,7 +34,9 @@ from schmier.rooms.record import RoomRecord
 from tests.support.secrecy import (
     CARD,
     RecordPoller,
+    ask_hint,
     cards_in,
+    check_hints,
     engine_part,
     no_seed_in_frames,
     seeds_of,
@@ -129,7 +132,16 @@ async def test_frames_leak_nothing(
     poller = RecordPoller(server, code)
     stop = asyncio.Event()
     polling = asyncio.create_task(poller.run(stop))
-    players = [Player(clients[s], rng, before_act=poller.now_and_then) for s in humans]
+
+    # Every human asks for a hint before each of its actions.
+    def hinted(client: Client) -> Callable[[dict[str, Any]], Awaitable[None]]:
+        async def before(view: dict[str, Any]) -> None:
+            await ask_hint(client)
+            await poller.now_and_then(view)
+
+        return before
+
+    players = [Player(clients[s], rng, before_act=hinted(clients[s])) for s in humans]
     await play_all(players, lambda v: v["phase"] == "game_over")
     await watchers[0].wait_state(lambda v: v["phase"] == "game_over")
     stop.set()
@@ -146,6 +158,9 @@ async def test_frames_leak_nothing(
     for seat, client in clients.items():
         assert check_client(client, seat, states) > 10
     assert check_client(watchers[0], None, states) > 10
+    # Hints: each one of the asker's own legal actions, and only the askers got any.
+    assert sum(check_hints(c.frames) for c in clients.values()) > 10
+    assert check_hints(watchers[0].frames) == 0
     # No frame ever held a server seed, of a dealt deck or of the next one.
     stored = await server.app.state.rooms.store.load(code)
     assert stored is not None

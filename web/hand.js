@@ -2,12 +2,13 @@
 //
 // A card is enabled exactly when `view.legal` lists a play of it, or, during a discard,
 // when it is in the template's `from`; then a click picks it (or puts it back) and the
-// action panel's discard button sends the picked cards.
+// action panel's discard button sends the picked cards. The cards a hint suggests are
+// marked (`hinted`); they are never played for the player.
 
 import { t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { cardFace, cardName, sortHand } from "./cards.js";
-import { isSeated, legalOf, room, send, toggleDiscard } from "./state.js";
+import { hintedCards, isSeated, legalOf, room, send, toggleDiscard } from "./state.js";
 
 export function renderHand() {
   const v = room.view;
@@ -20,12 +21,14 @@ export function renderHand() {
   const discard = legalOf("discard")[0];
   const from = new Set(discard ? discard.from : []);
   const mode = plays.size ? "play" : discard ? "discard" : "idle";
+  const hinted = hintedCards();
   const cards = sortHand(v.hand || [], v.trump || v.my_trump, room.book).map((card) => {
     const enabled = mode === "play" ? plays.has(card) : mode === "discard" ? from.has(card) : false;
     const selected = mode === "discard" && room.selected.has(card);
     const cls = ["card"];
     if (mode !== "idle") cls.push(enabled ? "playable" : "dimmed");
     if (selected) cls.push("selected");
+    if (enabled && hinted.has(card)) cls.push("hinted");
     return h(
       "button",
       {

@@ -33,13 +33,8 @@ const REDRAW = {
   view: renderView,
   status: () => showBanner(room.status),
   chat: renderChat,
-  selection: () => {
-    keepFocus(() => {
-      renderHand();
-      renderActions();
-    });
-    renderPaused(room.paused);
-  },
+  selection: renderControls,
+  hint: renderControls,
   join: renderJoinError,
   toast: () => showToast(room.toast),
   fatal: renderFatal,
@@ -51,6 +46,15 @@ const REDRAW = {
       refreshHistory();
     }),
 };
+
+/** The hand and the action panel (a pick for the discard, a hint), paused or not. */
+function renderControls() {
+  keepFocus(() => {
+    renderHand();
+    renderActions();
+  });
+  renderPaused(room.paused);
+}
 
 let subscribed = false;
 

@@ -13,6 +13,7 @@
 //   "toast"      a message that shows for a moment (a refused action)
 //   "fatal"      the room is gone or the connection is closed for good
 //   "deals"      the checks of the room's deals made progress (deals.js)
+//   "hint"       a hint arrived (or was picked: a bot's level in the lobby)
 //   "paused"     the table was paused (the server cannot reach its storage) or resumed
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
@@ -49,6 +50,9 @@ export const room = {
   toast: "",
   toastTimer: null,
   fatal: null, // "not_found" or "closed" once the connection has ended for good
+  bots: [], // GET /api/bots: the levels a room can seat, strongest first
+  botPicks: {}, // the level picked in the lobby for each empty seat (default: the first)
+  hint: null, // the last `hint` frame, while the turn it was asked for lasts
   paused: false, // between a `paused` frame and `resumed` (or the socket closing)
 };
 
@@ -118,6 +122,20 @@ export function openRoom(code) {
   room.view = null;
   room.prevTricks = null;
   room.conn.open(getToken(code));
+  loadBots();
+}
+
+/** The bots a room can seat (the lobby's level pickers, the level beside a bot's name). */
+async function loadBots() {
+  try {
+    const res = await api("GET", "/api/bots");
+    if (res.status === 200 && Array.isArray(res.data)) {
+      room.bots = res.data;
+      if (room.view) changed("view");
+    }
+  } catch {
+    /* without the list, bots are added at the server's default level */
+  }
 }
 
 function onFinal(code) {
@@ -150,6 +168,12 @@ function onMessage(msg) {
     changed("chat");
   } else if (msg.type === "error") {
     notice(has(`err.${msg.code}`) ? t(`err.${msg.code}`) : msg.message);
+  } else if (msg.type === "hint") {
+    // Only for the view it was asked in: an older one's advice is no advice.
+    if (msg.seq === room.seq && myTurn()) {
+      room.hint = msg;
+      changed("hint");
+    }
   } else if (msg.type === "paused") {
     room.paused = true;
     changed("paused");
@@ -166,6 +190,8 @@ function resume() {
 function applyView(view, fresh) {
   const prev = room.view;
   room.view = view;
+  // A hint lasts as long as the choices it was one of.
+  if (room.hint && (!prev || JSON.stringify(prev.legal) !== JSON.stringify(view.legal))) room.hint = null;
   room.book = gameOf(view.variant);
   if (view.you === null && getToken(room.code) && room.conn.token) {
     // We said hello with a token and sit nowhere: the seat was left or freed.
@@ -235,11 +261,50 @@ export function seatInfo(seat) {
   return room.view?.seats.find((s) => s.seat === seat) || null;
 }
 
+/** A seat's name; a bot's with its level: "Bot 3 · Strong". */
 export function seatName(seat) {
   if (seat === null || seat === undefined) return "";
   const s = seatInfo(seat);
   if (!s || s.kind === "empty" || !s.name) return t("seat.n", { n: seat + 1 });
+  if (s.kind === "bot" && s.bot) return t("seat.bot_level", { name: s.name, level: botLabel(s.bot) });
   return s.name;
+}
+
+/** A bot level's words (`GET /api/bots`): the catalogue's `bot.<name>.label`, else the
+ * server's English label, else the name itself. */
+export function botLabel(name) {
+  if (has(`bot.${name}.label`)) return t(`bot.${name}.label`);
+  return room.bots.find((b) => b.name === name)?.label || name;
+}
+
+/** A bot level's description, translated when the catalogue has it. */
+export function botDescription(name) {
+  if (has(`bot.${name}.description`)) return t(`bot.${name}.description`);
+  return room.bots.find((b) => b.name === name)?.description || "";
+}
+
+/** The level picked for the bot of empty seat `seat` (the strongest, the default). */
+export function botPick(seat) {
+  return room.botPicks[seat] || room.bots[0]?.name || null;
+}
+
+/** Whether this room lets players ask for hints (the `hints` rule). */
+export function hintsOn() {
+  return Boolean(room.view) && room.view.rules.hints !== false;
+}
+
+/** Whether `action` (a `legal` entry) is what the last hint suggested. */
+export function isHinted(action) {
+  const hinted = room.hint?.action;
+  if (!hinted || hinted.type !== action.type) return false;
+  return ["amount", "suit", "card", "seat"].every((k) => hinted[k] === action[k]);
+}
+
+/** The cards the last hint suggests playing or discarding. */
+export function hintedCards() {
+  const hinted = room.hint?.action;
+  if (!hinted) return new Set();
+  return new Set(hinted.type === "play" ? [hinted.card] : hinted.type === "discard" ? hinted.cards : []);
 }
 
 export function teamIndex(seat) {
@@ -266,6 +331,23 @@ export function sideLabel(side) {
 /** Send an action (one of `view.legal`, or chat/leave); a toast when offline. */
 export function send(action) {
   if (!room.conn || !room.conn.send(action)) notice(t("err.offline"));
+}
+
+/** Add a bot to empty seat `seat` at the level picked for it. */
+export function addBot(seat) {
+  const bot = botPick(seat);
+  send(bot ? { type: "add_bot", seat, bot } : { type: "add_bot", seat });
+}
+
+/** Pick the level of the bot to add at empty seat `seat`. */
+export function pickBot(seat, name) {
+  room.botPicks[seat] = name;
+  changed("hint");
+}
+
+/** Ask the default bot what it would do now (the answer highlights it, never plays it). */
+export function askHint() {
+  send({ type: "hint" });
 }
 
 /** Send a chat line; whether it went out. */

@@ -121,7 +121,7 @@ function seatChip(v, s) {
       "div",
       { class: "seat-top" },
       turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, "▶") : null,
-      h("span", { class: "seat-name" }, s.kind === "empty" ? t("seat.empty") : s.name),
+      h("span", { class: "seat-name" }, s.kind === "empty" ? t("seat.empty") : seatName(s.seat)),
       s.seat === v.dealer ? h("span", { class: "badge dealer", title: t("seat.dealer") }, "D") : null,
     ),
     h(
@@ -150,7 +150,7 @@ function seatBidBadge(v, seat) {
 }
 
 function seatDescription(v, s) {
-  const parts = [s.kind === "empty" ? t("seat.empty") : s.name];
+  const parts = [s.kind === "empty" ? t("seat.empty") : seatName(s.seat)];
   if (s.seat === v.you) parts.push(t("seat.you"));
   if (s.kind === "bot") parts.push(t("seat.bot"));
   if (s.kind === "human" && !s.connected) parts.push(t("seat.away"));

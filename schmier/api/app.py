@@ -60,6 +60,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
                 await the_store.start()
             if node is not None:
                 await node.start()
+            rooms.pool.warm()
             yield
         finally:
             await collector.aclose()

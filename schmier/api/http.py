@@ -14,9 +14,11 @@ from fastapi.routing import APIRoute
 
 from schmier import __version__, engine
 from schmier.config import Settings
+from schmier.engine.bots import levels
 from schmier.limits import Budget, LocalBudget, SharedBudget
 from schmier.metrics import Metrics
 from schmier.protocol import (
+    BotInfo,
     CreateRoom,
     HandRecord,
     HandSummary,
@@ -289,6 +291,16 @@ async def variants() -> list[dict[str, Any]]:
     """The rule book of every game (deck, sides, points, trump orders, house rules), so a
     client or a bot reads the games as data instead of knowing them by name."""
     return engine.describe_all()
+
+
+@router.get("/api/bots", response_model=list[BotInfo])
+async def bots() -> list[dict[str, str]]:
+    """The bots a room can seat, strongest first; the first is the server's default
+    (it fills seats, plays for away players and answers hints)."""
+    return [
+        {"name": lvl.name, "label": lvl.label, "description": lvl.description}
+        for lvl in levels.LEVELS
+    ]
 
 
 @router.get("/api/protocol.json")

@@ -172,6 +172,9 @@ class Rules:
     kitty: int | None = None
     #: Games with two jokers (wisconsin4): which joker wins when both fall in one trick.
     joker_order: str | None = None
+    #: A player may ask the server's default bot for a hint on their turn (the room's
+    #: `hint` frame); the game itself never reads it.
+    hints: bool = True
     #: Seconds a person has for a turn before the default bot plays it (0: no timer, or
     #: 10-300). A rule of the room, not of the cards: the engine never reads it.
     turn_seconds: int = 0
@@ -246,6 +249,7 @@ RULE_SPECS: tuple[RuleSpec, ...] = (
     RuleSpec(
         "joker_order", "choice", dict.fromkeys(_TWO_JOKERS, "first_high"), choices=JOKER_ORDERS
     ),
+    RuleSpec("hints", "bool", dict.fromkeys(_ALL, True)),
     RuleSpec("turn_seconds", "int", dict.fromkeys(_ALL, 0), low=10, high=300, off=0),
 )
 _SPEC = {spec.name: spec for spec in RULE_SPECS}

@@ -49,6 +49,8 @@ class Clock:
     disconnected_since: dict[int, float] = field(default_factory=dict)
     autopilot: set[int] = field(default_factory=set)
     """Seats of absent players whose turns the bot plays at bot speed until they return."""
+    thinking: set[int] = field(default_factory=set)
+    """Seats whose bot is deciding (`thinking.py`): nothing is due for them meanwhile."""
     idle_since: float | None = None
     """Since when no socket is connected (None: some is)."""
     retry_at: float = 0.0
@@ -146,14 +148,14 @@ class Clock:
 
     def seat_due(self, record: RoomRecord, seat: int, present: bool) -> float | None:
         """When the bot policy acts for `seat`, or None while a person has the turn
-        untimed.
+        untimed (or while the bot is already deciding).
 
         `present`: whether a socket of that seat is connected. A person's turn is
         played when the turn timer runs out, or (away) `autoplay_after` after the later
         of the turn's start and the player leaving, whichever comes first.
         """
         since = self.turn_since.get(seat)
-        if since is None:
+        if since is None or seat in self.thinking:
             return None
         kind = record.seats[seat].kind
         if kind == "bot" or seat in self.autopilot:

@@ -74,6 +74,7 @@ def test_the_countdown_runs_out_and_the_bot_plays_that_turn(
     _, lobby = table.synced()
     assert lobby["rules"]["turn_seconds"] == RULE and lobby["turn_ends_in"] is None
     assert timers(table) == []
+    assert page.inner_text("#scoreboard .timer-rule") == f"⏱ {RULE} s"
     fill_and_start(page)
 
     # Seat 0's turn: a countdown on seat 0 alone (the bots' turns are not timed).

@@ -1,5 +1,6 @@
 // The turn timer (room rule `turn_seconds`, docs/protocol.md "Turn timer"): a ring and
-// the seconds left on the seat whose turn it is, and the rule's control on the home page.
+// the seconds left on the seat whose turn it is, the room's timer on the scoreboard, and
+// the rule's control on the home page.
 //
 // Each state frame says how many seconds were left when the server made it
 // (`turn_ends_in`, null while no person's turn is timed). The countdown runs from the
@@ -36,6 +37,7 @@ function secondsLeft() {
 export function renderTurnTimer(view) {
   const table = document.getElementById("table");
   if (!table || !view) return;
+  ruleChip(view);
   for (const old of table.querySelectorAll(".turn-timer")) old.remove();
   if (secondsLeft() === null) {
     stop();
@@ -48,6 +50,19 @@ export function renderTurnTimer(view) {
   }
   update();
   if (ticker === null) ticker = setInterval(update, TICK_MS);
+}
+
+/** The room's timer beside the target on the scoreboard ("⏱ 30 s"), when it has one. */
+function ruleChip(view) {
+  const board = document.getElementById("scoreboard");
+  const seconds = view.rules.turn_seconds || 0;
+  if (!board || !seconds || board.querySelector(".timer-rule")) return;
+  const text = t("timer.seconds", { n: seconds });
+  const label = `${t("rule.turn_seconds")}: ${text}`;
+  const chip = h("span", { class: "timer-rule", title: label, "aria-label": label }, "⏱ ", text);
+  const target = board.querySelector(".target");
+  if (target) target.after(chip);
+  else board.prepend(chip);
 }
 
 function countdown() {

@@ -13,12 +13,17 @@ plays the next turn themself; a restarted server keeps the deadline.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import httpx
 import orjson
 import pytest
 
+from schmier import engine
+from schmier.config import Settings
+from schmier.rooms.clock import Clock
+from schmier.rooms.record import RoomRecord, Seat, bot_seat
 from schmier.store import RedisStore
 from tests.support.servers import (
     Client,
@@ -214,3 +219,77 @@ async def test_a_restarted_server_keeps_the_deadline(
     assert isinstance(view["turn_ends_in"], float)
     assert view["turn_ends_in"] < left
     await back.close()
+
+
+def _discards(rules: dict[str, Any]) -> list[engine.State]:
+    """The states of a schmier6 hand (dealer 0) from its deal to its first lead, every
+    seat taking the first legal action (bids over passes)."""
+    rng = random.Random(1)
+    state = engine.new_game("schmier6", engine.make_rules("schmier6", rules), 0)
+    deck = engine.full_deck("schmier6")
+    rng.shuffle(deck)
+    states = [engine.deal(state, deck)]
+    while states[-1].phase != "play":
+        state = states[-1]
+        seat = engine.turn(state)[0]
+        legal = engine.legal_actions(state, seat)
+        action = next((a for a in legal if a["type"] != "pass"), legal[0])
+        if action["type"] == "discard":
+            action = {"type": "discard", "cards": action["from"][: action["min"]]}
+        states.append(engine.apply(state, seat, action))
+    return states
+
+
+def test_the_deadline_of_each_turn() -> None:
+    """`Clock.timed`: a person's turn gets `turn_seconds` (scaled) from now, in wall-clock
+    time; the same turn going on keeps it; the dealer's discard after the others' is a
+    turn of its own; bots' turns and rooms without a timer have none."""
+    settings = Settings(turn_timer_scale=0.5, trick_pause=2.0)
+    clock = Clock(settings, 100.0, wall_offset=1000.0)
+    states = _discards({"turn_seconds": 60})
+    humans = RoomRecord.new("abcdefghij", "schmier6", states[0].rules)
+    for seat in range(6):
+        humans = humans.with_seat(seat, Seat(kind="human", name=f"P{seat}"))
+    lobby = humans
+    first = clock.timed(lobby, replace(humans, state=states[0]), 100.0)
+    assert first.turn_deadline == 100.0 + 30.0 + 1000.0
+    # A change that is no new turn (a seat connecting) keeps the deadline.
+    again = clock.timed(first, replace(first, seats=first.seats), 110.0)
+    assert again.turn_deadline == first.turn_deadline
+    # Each bid is a new turn.
+    second = clock.timed(first, replace(first, state=states[1]), 105.0)
+    assert second.turn_deadline == 105.0 + 30.0 + 1000.0
+    # The discards: one deadline for the seats discarding together; a fresh one for the
+    # dealer, who discards after them.
+    together = [k for k, s in enumerate(states) if s.phase == "discard" and 0 not in s.turn]
+    dealer = next(k for k, s in enumerate(states) if s.phase == "discard" and 0 in s.turn)
+    start = clock.timed(second, replace(second, state=states[together[0]]), 120.0)
+    record = start
+    for k in together[1:]:
+        record = clock.timed(record, replace(record, state=states[k]), 121.0 + k)
+        assert record.turn_deadline == start.turn_deadline
+    last = clock.timed(record, replace(record, state=states[dealer]), 140.0)
+    assert last.turn_deadline == 140.0 + 30.0 + 1000.0
+    # A bot's turn has none; nor has a room without a timer.
+    bots = record.with_seat(0, bot_seat(0))
+    assert clock.timed(record, replace(bots, state=states[dealer]), 140.0).turn_deadline is None
+    plain = _discards({})
+    untimed = replace(humans, rules=plain[0].rules)
+    assert clock.timed(untimed, replace(untimed, state=plain[0]), 100.0).turn_deadline is None
+
+
+def test_a_turn_after_a_completed_trick_starts_after_the_trick_pause() -> None:
+    settings = Settings(turn_timer_scale=1.0, trick_pause=2.0)
+    clock = Clock(settings, 0.0)
+    state = _discards({"turn_seconds": 10})[-1]
+    record = RoomRecord.new("abcdefghij", "schmier6", state.rules)
+    for seat in range(6):
+        record = record.with_seat(seat, Seat(kind="human", name=f"P{seat}"))
+    record = replace(record, state=state)
+    while not state.tricks:
+        seat = engine.turn(state)[0]
+        state = engine.apply(state, seat, engine.legal_actions(state, seat)[0])
+        after = clock.timed(record, replace(record, state=state), 50.0)
+        pause = 2.0 if state.tricks else 0.0
+        assert after.turn_deadline == 50.0 + pause + 10.0
+        record = after

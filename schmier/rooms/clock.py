@@ -95,8 +95,8 @@ class Clock:
     def timed(self, before: RoomRecord, after: RoomRecord, now: float) -> RoomRecord:
         """`after` (the record about to be committed over `before`) with the deadline of
         its timed turn: none unless a person's turn is awaited and the room has a timer;
-        kept while the same turn goes on (a seat connecting, a simultaneous discard of
-        another seat); else `turn_seconds` from now, after the trick pause when a trick
+        kept while the same turn goes on (a seat connecting, another seat's simultaneous
+        discard); else `turn_seconds` from now, after the trick pause when a trick
         was just completed (the turn starts when the bots' would, `state_changed`)."""
         seconds = after.rules.turn_seconds * self.settings.turn_timer_scale
         state = after.state
@@ -105,7 +105,13 @@ class Clock:
         if not any(after.seats[seat].kind == "human" for seat in engine.turn(state)):
             return _with_deadline(after, None)
         old = before.state
-        going_on = old is state or (old is not None and old.phase == state.phase == "discard")
+        # The simultaneous discards go on while only seats already awaited still are
+        # (the Schmier dealer, who discards after the others, has a turn of their own).
+        going_on = old is state or (
+            old is not None
+            and old.phase == state.phase == "discard"
+            and set(engine.turn(state)) <= set(engine.turn(old))
+        )
         if before.turn_deadline is not None and going_on:
             return _with_deadline(after, before.turn_deadline)
         completed = (

@@ -46,7 +46,8 @@ export function renderTurnTimer(view) {
   for (const seat of view.turn || []) {
     const info = view.seats.find((s) => s.seat === seat);
     const chip = table.querySelector(`.seat[data-seat="${seat}"]`);
-    if (chip && info && info.kind === "human") chip.append(countdown());
+    // Inside the seat's top line, so no edge of the table can cut it off.
+    if (chip && info && info.kind === "human") (chip.querySelector(".seat-top") || chip).append(countdown());
   }
   update();
   if (ticker === null) ticker = setInterval(update, TICK_MS);

@@ -178,6 +178,30 @@ async def test_frames_leak_nothing(
         await client.close()
 
 
+async def test_the_installable_app_knows_no_room(server: RunningServer) -> None:
+    """`/sw.js` and `/manifest.webmanifest` are made when the app is, from the client's
+    files alone: the same bytes before and during a game, naming no room, and the
+    worker's list of files to keep holds no API or socket address."""
+    paths = ("/sw.js", "/manifest.webmanifest")
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        before = [(await http.get(p)).content for p in paths]
+        code, clients, _, _ = await seat_table(server, "wisconsin4", [0, 1])
+        rng = random.Random("installable")
+        players = [Player(clients[s], rng) for s in (0, 1)]
+        await play_all(players, lambda v: v["phase"] == "play" and bool(v["tricks"]))
+        during = [(await http.get(p)).content for p in paths]
+    assert during == before
+    worker = before[0].decode()
+    assert code not in worker
+    files = re.search(r"^const FILES = (\[.*\]);$", worker, re.MULTILINE)
+    assert files is not None
+    kept = orjson.loads(files.group(1))
+    assert "/static/app.js" in kept
+    assert not [path for path in kept if path.startswith(("/api", "/ws"))], kept
+    for client in clients.values():
+        await client.close()
+
+
 class _Collect(logging.Handler):
     """Keeps the formatted lines of the server's logger."""
 

@@ -25,6 +25,9 @@ import { listenForTrickKeys, renderTricksBar } from "./lasttrick.js";
 import { renderFairAlert } from "./fairview.js";
 import { historyPanel, refreshHistory } from "./history.js";
 import { renderHandTools } from "./reviewopen.js";
+import { settingsPanel } from "./settings.js";
+import { afterRedraw, beforeRedraw } from "./motion.js";
+import { cue } from "./sound.js";
 import { renderTurnTimer } from "./timer.js";
 import { renderPaused } from "./banner.js";
 
@@ -109,6 +112,7 @@ function buildFrame() {
         h("section", { id: "sheet", class: "card-panel sheet" }),
         historyPanel(),
         h("section", { id: "leave", class: "card-panel leave", hidden: true }),
+        settingsPanel(),
       ),
     ),
   );
@@ -125,6 +129,8 @@ function renderView() {
   document.title = `${myTurn() ? "▶ " : ""}Schmier · ${room.code}`;
   document.body.dataset.seq = String(room.seq);
   document.body.dataset.phase = v.phase;
+  // Motion and sound follow the state already drawn; they never hold it back.
+  const before = beforeRedraw();
   keepFocus(() => {
     renderTopbar();
     renderScoreboard();
@@ -139,6 +145,11 @@ function renderView() {
     renderSheet();
     renderLeave();
   });
+  afterRedraw(before);
+  cue(shown, v, room.held);
+  shown = v;
   renderChatForm();
   renderPaused(room.paused);
 }
+
+let shown = null; // the view drawn last, for the sounds of what changed

@@ -23,6 +23,7 @@ import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
 import { checkDeals, dealsFor, noteDeal } from "./deals.js";
 import { trickHoldMs } from "./hold.js";
+import { useDeck } from "./cardface.js";
 import { noteTurnTimer } from "./timer.js";
 
 const TOAST_MS = 4000;
@@ -193,6 +194,7 @@ function applyView(view, fresh) {
   // A hint lasts as long as the choices it was one of.
   if (room.hint && (!prev || JSON.stringify(prev.legal) !== JSON.stringify(view.legal))) room.hint = null;
   room.book = gameOf(view.variant);
+  useDeck(room.book);
   if (view.you === null && getToken(room.code) && room.conn.token) {
     // We said hello with a token and sit nowhere: the seat was left or freed.
     setToken(room.code, null);

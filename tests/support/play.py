@@ -72,10 +72,14 @@ def action_key(entry: dict[str, Any]) -> tuple[str, str, str, str, str]:
     return (kind, text("amount"), text("suit"), text("card"), text("seat"))
 
 
-def card_name(card: str) -> str:
-    """The English accessible name the page must give a card."""
+TWO_JOKERS = {"wisconsin4"}
+"""The games whose deck has two jokers, "Joker 1" (`X1`) and "Joker 2" (`X2`)."""
+
+
+def card_name(card: str, variant: str | None = None) -> str:
+    """The English accessible name the page must give a card (in `variant`'s deck)."""
     if card.startswith("X"):
-        return "Joker"
+        return f"Joker {card[1]}" if variant in TWO_JOKERS else "Joker"
     return f"{RANKS[card[0]]} of {SUITS[card[1]]}"
 
 
@@ -84,7 +88,7 @@ def check_contract(shot: dict[str, Any], view: dict[str, Any]) -> None:
     hand = sorted(button["card"] for button in shot["hand"])
     assert hand == sorted(view["hand"]), (hand, view["hand"])
     for button in shot["hand"]:
-        assert button["label"] == card_name(button["card"])
+        assert button["label"] == card_name(button["card"], view["variant"])
     seated = view["you"] is not None
     assert any(b.get("action") == "leave" for b in shot["actions"]) == seated
     legal = view["legal"]

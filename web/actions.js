@@ -23,6 +23,7 @@ import {
   room,
   seatInfo,
   seatName,
+  seatTitle,
   send,
   teamLabel,
   teamLetter,
@@ -166,7 +167,7 @@ function lobbySeat(v, seat, addBots, removeBots) {
     h(
       "span",
       { class: `lobby-seat-name${s.kind === "empty" ? " muted" : ""}` },
-      s.kind === "empty" ? t("seat.empty") : seatName(seat),
+      s.kind === "empty" ? t("seat.empty") : seatTitle(seat),
       s.kind === "bot" ? h("span", { class: "badge bot" }, t("seat.bot")) : null,
       s.seat === v.you ? h("span", { class: "badge you" }, t("seat.you")) : null,
     ),

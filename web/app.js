@@ -52,13 +52,27 @@ async function start() {
     return;
   }
   const m = location.pathname.match(/^\/r\/([^/]+)\/?$/);
-  if (!m) {
+  if (!m && !location.pathname.startsWith("/r/")) {
     showHome();
     return;
   }
+  // A room's address that cannot be one (more parts, an encoded "/"): no such room.
+  const code = m ? safeDecode(m[1]) : null;
+  if (code === null || code.includes("/")) {
+    messagePage(t("err.no_room"));
+    return;
+  }
   // Once open, the room keeps its live connection across a change of language.
-  if (!room.conn && !room.fatal) openRoom(decodeURIComponent(m[1]));
+  if (!room.conn && !room.fatal) openRoom(code);
   showRoom();
+}
+
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
 }
 
 /** The server does not answer yet: the page's frame, saying that it is reconnecting. */

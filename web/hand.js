@@ -10,6 +10,10 @@ import { $, fill, h } from "./dom.js";
 import { cardFace, cardName, sortHand } from "./cards.js";
 import { hintedCards, isSeated, legalOf, room, send, toggleDiscard } from "./state.js";
 
+// The most cards a row holds: a desktop has the width for the dealer's whole stock in
+// one row (in sight above the fold), a phone two rows of twelve.
+const wide = window.matchMedia("(min-width: 960px)");
+
 export function renderHand() {
   const v = room.view;
   const el = $("hand");
@@ -47,9 +51,11 @@ export function renderHand() {
       selected ? h("span", { class: "discard-mark", "aria-hidden": "true" }, "✕") : null,
     );
   });
-  fill(
-    el,
-    h("h2", { class: "sr-only" }, t("hand.yours")),
-    cards.length ? h("div", { class: `cards mode-${mode}` }, cards) : null,
-  );
+  // A row holds up to 12 or 24 cards (more rows for a dealer's whole stock), overlapping
+  // like a fan when the row is wider than the screen (style.css, .hand .cards).
+  const rows = Math.ceil(cards.length / (wide.matches ? 24 : 12));
+  const row = Math.ceil(cards.length / Math.max(rows, 1));
+  const box = cards.length ? h("div", { class: `cards mode-${mode}` }, cards) : null;
+  if (box) box.style.setProperty("--lead", String(Math.max(row - 1, 1)));
+  fill(el, h("h2", { class: "sr-only" }, t("hand.yours")), box);
 }

@@ -18,7 +18,7 @@
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
-import { t, has } from "./i18n.js";
+import { botName, t, has } from "./i18n.js";
 import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
 import { checkDeals, dealsFor, noteDeal } from "./deals.js";
@@ -50,7 +50,10 @@ export const room = {
   joinError: "",
   toast: "",
   toastTimer: null,
-  fatal: null, // "not_found" or "closed" once the connection has ended for good
+  fatal: null, // "not_found", "lost" or "closed" once the connection has ended for good
+  moved: null, // the seq of the state a move was sent for (one move per state)
+  chatPending: null, // the chat line sent and not yet seen back from the room
+  chatSent: null, // the last line of ours the room sent back (the field may be cleared)
   bots: [], // GET /api/bots: the levels a room can seat, strongest first
   botPicks: {}, // the level picked in the lobby for each empty seat (default: the first)
   hint: null, // the last `hint` frame, while the turn it was asked for lasts
@@ -147,7 +150,10 @@ function onFinal(code) {
     room.conn.open(null);
     return;
   }
-  room.fatal = code === CLOSE.NO_ROOM ? "not_found" : "closed";
+  // A room this page was in (or holds a seat of) did exist: it is gone from the server
+  // (a restart that kept no rooms), which is not "there is no room with this code".
+  const known = room.view !== null || getToken(room.code) !== null;
+  room.fatal = code === CLOSE.NO_ROOM ? (known ? "lost" : "not_found") : "closed";
   changed("fatal");
 }
 
@@ -155,6 +161,7 @@ function onMessage(msg) {
   if (msg.type === "state") {
     if (typeof msg.seq === "number" && msg.seq < room.seq && room.view) return;
     room.seq = msg.seq;
+    room.moved = null; // a new state (a new socket's too) may be answered afresh
     const fresh = room.conn.ws !== room.socket;
     room.socket = room.conn.ws;
     noteTurnTimer(msg.view);
@@ -164,10 +171,17 @@ function onMessage(msg) {
     room.chat = (msg.lines || []).slice(-CHAT_KEEP);
     changed("chat");
   } else if (msg.type === "chat") {
+    if (room.chatPending !== null && msg.seat === room.view?.you) {
+      room.chatSent = room.chatPending;
+      room.chatPending = null;
+    }
     room.chat.push(msg);
     if (room.chat.length > CHAT_KEEP) room.chat.shift();
     changed("chat");
   } else if (msg.type === "error") {
+    // A refusal answers the move or the chat line sent last: either may be sent again.
+    room.moved = null;
+    room.chatPending = null;
     notice(has(`err.${msg.code}`) ? t(`err.${msg.code}`) : msg.message);
   } else if (msg.type === "hint") {
     // Only for the view it was asked in: an older one's advice is no advice.
@@ -268,8 +282,18 @@ export function seatName(seat) {
   if (seat === null || seat === undefined) return "";
   const s = seatInfo(seat);
   if (!s || s.kind === "empty" || !s.name) return t("seat.n", { n: seat + 1 });
-  if (s.kind === "bot" && s.bot) return t("seat.bot_level", { name: s.name, level: botLabel(s.bot) });
-  return s.name;
+  return s.kind === "bot" ? botName(s.name) : s.name;
+}
+
+/**
+ * A seat's name where the seat itself is shown (on the table, in the lobby, in the join
+ * panel): a bot's with its level, "Bot 3 · Normal". Elsewhere (scores, bids, the hand
+ * summary) `seatName` keeps it short, so that the first screen holds what it must.
+ */
+export function seatTitle(seat) {
+  const s = seatInfo(seat);
+  if (s && s.kind === "bot" && s.bot) return t("seat.bot_level", { name: seatName(seat), level: botLabel(s.bot) });
+  return seatName(seat);
 }
 
 /** A bot level's words (`GET /api/bots`): the catalogue's `bot.<name>.label`, else the
@@ -330,9 +354,20 @@ export function sideLabel(side) {
 
 // ---------------------------------------------------------------- commands
 
+// The moves of a turn: one is sent per state, so a double tap on a card (or a bid)
+// does not send it twice and earn "It is not your turn." for the second.
+const MOVES = new Set(["bid", "pass", "trump", "discard", "call", "play"]);
+
 /** Send an action (one of `view.legal`, or chat/leave); a toast when offline. */
 export function send(action) {
-  if (!room.conn || !room.conn.send(action)) notice(t("err.offline"));
+  if (MOVES.has(action.type)) {
+    if (room.moved === room.seq) return;
+    room.moved = room.seq;
+  }
+  if (!room.conn || !room.conn.send(action)) {
+    room.moved = null;
+    notice(t("err.offline"));
+  }
 }
 
 /** Add a bot to empty seat `seat` at the level picked for it. */
@@ -352,9 +387,15 @@ export function askHint() {
   send({ type: "hint" });
 }
 
-/** Send a chat line; whether it went out. */
+/**
+ * Send a chat line; whether it went out. The line stays in the field until the room
+ * sends it back (`chatSent` says when): a line the server refuses (too many too fast)
+ * is not lost.
+ */
 export function sendChat(text) {
-  return Boolean(room.conn && room.conn.send({ type: "chat", text }));
+  const sent = Boolean(room.conn && room.conn.send({ type: "chat", text }));
+  room.chatPending = sent ? text : null;
+  return sent;
 }
 
 /** Pick a card for the discard, or put it back. */
@@ -407,5 +448,6 @@ export async function joinSeat(name, seat) {
     return;
   }
   const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many_attempts" };
-  joinFailed(t(reasons[res.status] || "err.network"));
+  const storage = res.status === 503 && /store/i.test(String(res.data?.detail || ""));
+  joinFailed(t(storage ? "err.store_unavailable" : reasons[res.status] || "err.network"));
 }

@@ -338,4 +338,10 @@ def page_routes(web: Path) -> APIRouter:
     async def hand_page(code: str, n: str) -> FileResponse:
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
 
+    @pages.get("/r/{rest:path}", include_in_schema=False)
+    async def other_room_page(rest: str) -> FileResponse:
+        # Any other address under /r/ (an encoded "/" in a code, a part too many) gets
+        # the page too, which says there is no such room, rather than a bare JSON 404.
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
     return pages

@@ -108,8 +108,9 @@ def check_contract(shot: dict[str, Any], view: dict[str, Any]) -> None:
     assert len(discard_buttons) == (1 if discard else 0)
 
 
-def act(table: Table, view: dict[str, Any], keyboard: bool = False) -> bool:
-    """Make one move by clicking (or Tab-free keyboard: focus, Enter); whether we moved."""
+def act(table: Table, view: dict[str, Any], keyboard: bool = False, touch: bool = False) -> bool:
+    """Make one move by clicking (or tapping, or Tab-free keyboard: focus, Enter); whether
+    we moved."""
     page = table.page
     legal = view["legal"]
 
@@ -117,6 +118,8 @@ def act(table: Table, view: dict[str, Any], keyboard: bool = False) -> bool:
         if keyboard:
             page.focus(selector)
             page.keyboard.press("Enter")
+        elif touch:
+            page.tap(selector)
         else:
             page.click(selector)
 
@@ -166,6 +169,7 @@ def drive(
     hook: Hook | None = None,
     limit: float = 120,
     keyboard: bool = False,
+    touch: bool = False,
 ) -> dict[str, Any]:
     """Play by clicking until `done(view)`; every step is checked against its view."""
     deadline = time.monotonic() + limit
@@ -177,7 +181,7 @@ def drive(
         if done(view):
             return view
         assert time.monotonic() < deadline, f"no end in sight (phase {view['phase']})"
-        acted = act(table, view, keyboard)
+        acted = act(table, view, keyboard, touch)
         try:
             table.wait_change(shot["seq"])
             if acted:

@@ -246,8 +246,8 @@ def _discards(rules: dict[str, Any]) -> list[engine.State]:
 
 
 def test_the_deadline_of_each_turn() -> None:
-    """`Clock.timed`: a person's turn gets `turn_seconds` (scaled) from now, in wall-clock
-    time; the same turn going on keeps it; the dealer's discard after the others' is a
+    """`Clock.timed` (told the wall-clock time): a person's turn gets `turn_seconds`
+    (scaled) from now; the same turn going on keeps it; the dealer's discard after the others' is a
     turn of its own; bots' turns and rooms without a timer have none."""
     settings = Settings(turn_timer_scale=0.5, trick_pause=2.0)
     clock = Clock(settings, 100.0, wall_offset=1000.0)
@@ -256,25 +256,25 @@ def test_the_deadline_of_each_turn() -> None:
     for seat in range(6):
         humans = humans.with_seat(seat, Seat(kind="human", name=f"P{seat}"))
     lobby = humans
-    first = clock.timed(lobby, replace(humans, state=states[0]), 100.0)
-    assert first.turn_deadline == 100.0 + 30.0 + 1000.0
+    first = clock.timed(lobby, replace(humans, state=states[0]), 1100.0)
+    assert first.turn_deadline == 1100.0 + 30.0
     # A change that is no new turn (a seat connecting) keeps the deadline.
-    again = clock.timed(first, replace(first, seats=first.seats), 110.0)
+    again = clock.timed(first, replace(first, seats=first.seats), 1110.0)
     assert again.turn_deadline == first.turn_deadline
     # Each bid is a new turn.
-    second = clock.timed(first, replace(first, state=states[1]), 105.0)
-    assert second.turn_deadline == 105.0 + 30.0 + 1000.0
+    second = clock.timed(first, replace(first, state=states[1]), 1105.0)
+    assert second.turn_deadline == 1105.0 + 30.0
     # The discards: one deadline for the seats discarding together; a fresh one for the
     # dealer, who discards after them.
     together = [k for k, s in enumerate(states) if s.phase == "discard" and 0 not in s.turn]
     dealer = next(k for k, s in enumerate(states) if s.phase == "discard" and 0 in s.turn)
-    start = clock.timed(second, replace(second, state=states[together[0]]), 120.0)
+    start = clock.timed(second, replace(second, state=states[together[0]]), 1120.0)
     record = start
     for k in together[1:]:
-        record = clock.timed(record, replace(record, state=states[k]), 121.0 + k)
+        record = clock.timed(record, replace(record, state=states[k]), 1121.0 + k)
         assert record.turn_deadline == start.turn_deadline
-    last = clock.timed(record, replace(record, state=states[dealer]), 140.0)
-    assert last.turn_deadline == 140.0 + 30.0 + 1000.0
+    last = clock.timed(record, replace(record, state=states[dealer]), 1140.0)
+    assert last.turn_deadline == 1140.0 + 30.0
     # A bot's turn has none; nor has a room without a timer.
     bots = record.with_seat(0, bot_seat(0))
     assert clock.timed(record, replace(bots, state=states[dealer]), 140.0).turn_deadline is None
@@ -298,3 +298,25 @@ def test_a_turn_after_a_completed_trick_starts_after_the_trick_pause() -> None:
         pause = 2.0 if state.tricks else 0.0
         assert after.turn_deadline == 50.0 + pause + 10.0
         record = after
+
+
+def test_the_bot_plays_when_the_deadline_passes_or_sooner_for_an_away_player() -> None:
+    """`Clock.seat_due` of a person's timed turn: the deadline in the clock's own time;
+    for a player who is away, the sooner of it and the away grace."""
+    settings = Settings(autoplay_after=5.0)
+    clock = Clock(settings, 100.0, wall_offset=1000.0)
+    state = _discards({"turn_seconds": 60})[0]
+    record = RoomRecord.new("abcdefghij", "schmier6", state.rules)
+    for seat in range(6):
+        record = record.with_seat(seat, Seat(kind="human", name=f"P{seat}"))
+    clock.loaded(6, 100.0)
+    clock.state_changed(None, state, 100.0)
+    seat = engine.turn(state)[0]
+    timed = replace(record, state=state, turn_deadline=1160.0)
+    assert clock.seat_due(timed, seat, True) == 160.0
+    assert clock.seat_due(timed, seat, False) == 105.0
+    untimed = replace(timed, turn_deadline=None)
+    assert clock.seat_due(untimed, seat, True) is None
+    # Away, and the turn out of time: on autopilot; only out of time: not.
+    assert clock.autoplayed(seat, present=True) is False and seat not in clock.autopilot
+    assert clock.autoplayed(seat, present=False) is True and seat in clock.autopilot

@@ -225,7 +225,7 @@ class RoomActor(mailbox.Door):
         raises `outage.Unsettled` (its outcome is settled when the store is back).
         """
         self.outage.check()
-        record = self.clock.timed(self.record, change.stored(), self._loop.time())
+        record = self.clock.timed(self.record, change.stored(), time.time())
         snapshot = record.to_bytes()
         entries = change.log()
         try:

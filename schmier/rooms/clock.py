@@ -92,12 +92,17 @@ class Clock:
         if before is None or before.phase != state.phase:
             self.phase_since = now
 
-    def timed(self, before: RoomRecord, after: RoomRecord, now: float) -> RoomRecord:
+    def timed(self, before: RoomRecord, after: RoomRecord, wall: float) -> RoomRecord:
         """`after` (the record about to be committed over `before`) with the deadline of
         its timed turn: none unless a person's turn is awaited and the room has a timer;
         kept while the same turn goes on (a seat connecting, another seat's simultaneous
         discard); else `turn_seconds` from now, after the trick pause when a trick
-        was just completed (the turn starts when the bots' would, `state_changed`)."""
+        was just completed (the turn starts when the bots' would, `state_changed`).
+
+        `wall`: the wall-clock time now. The deadline is one, and is counted from one, so
+        the time left a view shows is never more than the turn's (the loop's clock and
+        the wall clock drift apart by milliseconds; `wall_offset` is for the due times).
+        """
         seconds = after.rules.turn_seconds * self.settings.turn_timer_scale
         state = after.state
         if not seconds or state is None:
@@ -117,8 +122,8 @@ class Clock:
         completed = (
             state.phase == "play" and old is not None and len(state.tricks) > len(old.tricks)
         )
-        start = now + (self.settings.trick_pause if completed else 0.0)
-        return _with_deadline(after, start + seconds + self.wall_offset)
+        start = wall + (self.settings.trick_pause if completed else 0.0)
+        return _with_deadline(after, start + seconds)
 
     def came(self, seat: int | None) -> None:
         """A socket connected (at `seat`, or watching): the room is not idle; no autoplay."""

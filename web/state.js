@@ -14,6 +14,7 @@
 //   "fatal"      the room is gone or the connection is closed for good
 //   "deals"      the checks of the room's deals made progress (deals.js)
 //   "hint"       a hint arrived (or was picked: a bot's level in the lobby)
+//   "paused"     the table was paused (the server cannot reach its storage) or resumed
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
@@ -23,6 +24,7 @@ import { gameOf, scoresByTeam } from "./games.js";
 import { checkDeals, dealsFor, noteDeal } from "./deals.js";
 import { trickHoldMs } from "./hold.js";
 import { useDeck } from "./cardface.js";
+import { noteTurnTimer } from "./timer.js";
 
 const TOAST_MS = 4000;
 const CHAT_KEEP = 200;
@@ -55,6 +57,7 @@ export const room = {
   bots: [], // GET /api/bots: the levels a room can seat, strongest first
   botPicks: {}, // the level picked in the lobby for each empty seat (default: the first)
   hint: null, // the last `hint` frame, while the turn it was asked for lasts
+  paused: false, // between a `paused` frame and `resumed` (or the socket closing)
 };
 
 const subscribers = [];
@@ -116,6 +119,7 @@ export function openRoom(code) {
     onStatus: (s) => {
       room.status = s;
       changed("status");
+      if (s !== "open" && room.paused) resume();
     },
     onFinal,
   });
@@ -160,6 +164,7 @@ function onMessage(msg) {
     room.moved = null; // a new state (a new socket's too) may be answered afresh
     const fresh = room.conn.ws !== room.socket;
     room.socket = room.conn.ws;
+    noteTurnTimer(msg.view);
     applyView(msg.view, fresh);
   } else if (msg.type === "chat_history") {
     // Once per socket, after its first state: the conversation so far, instead of ours.
@@ -184,7 +189,17 @@ function onMessage(msg) {
       room.hint = msg;
       changed("hint");
     }
+  } else if (msg.type === "paused") {
+    room.paused = true;
+    changed("paused");
+  } else if (msg.type === "resumed") {
+    resume();
   }
+}
+
+function resume() {
+  room.paused = false;
+  changed("paused");
 }
 
 function applyView(view, fresh) {

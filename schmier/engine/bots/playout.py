@@ -15,8 +15,8 @@ import random
 from collections.abc import Sequence
 
 from .policy import pick
-from .tricks import beats
 from .tables import Tab
+from .tricks import beats
 
 
 class Tally:
@@ -162,9 +162,7 @@ def play_out(
     tally.low_pow, tally.low_seat = low_pow, low_seat
 
 
-def outcome(
-    tally: Tally, side_of: Sequence[int], sides: int, bid: int, bank: int
-) -> list[int]:
+def outcome(tally: Tally, side_of: Sequence[int], sides: int, bid: int, bank: int) -> list[int]:
     """The score change of each side (side 0 is the bidder's) of a finished hand.
 
     `bank` is the count of the bidder's discards where they count for its side's game.

@@ -122,7 +122,7 @@ def _lead(tb: Tab, hands: list[int], seat: int, cards: list[int], side_of: Seque
                 )
                 if not ruffed:
                     return c
-        return min(side, key=lambda c: (tb.game[c] * 8 + power[c]))
+        return min(side, key=lambda c: tb.game[c] * 8 + power[c])
     return min(trumps, key=lambda c: _cost(tb, c))
 
 

@@ -227,7 +227,7 @@ def discard(
         return {"type": "discard", "cards": [CARD_NAMES[c] for c in ranked[:count]]}
     assert know.bidder is not None
     totals = [0.0] * len(sets)
-    for _ in range(max(4, worlds // 2)):
+    for _ in range(max(1, worlds // 2)):
         world = sample(know, rng)
         for i, gone in enumerate(sets):
             result = simulate(

@@ -68,7 +68,9 @@ def seatings(variant: str) -> list[list[int]]:
     return [[s] for s in range(book["seats"])]
 
 
-def play_game(job: tuple[str, str, str, dict[str, Any], int, int, list[int], int]) -> dict[str, Any]:
+def play_game(
+    job: tuple[str, str, str, dict[str, Any], int, int, list[int], int],
+) -> dict[str, Any]:
     """One game; `a` sits at `a_seats`, `b` everywhere else."""
     variant, a, b, rules, target, deal_seed, a_seats, game_seed = job
     n = engine.seat_count(variant)
@@ -124,7 +126,9 @@ def play_game(job: tuple[str, str, str, dict[str, Any], int, int, list[int], int
     return stat
 
 
-def _book_hand(state: engine.State, a_seats: list[int], teams: list[list[int]], stat: dict[str, Any]) -> None:
+def _book_hand(
+    state: engine.State, a_seats: list[int], teams: list[list[int]], stat: dict[str, Any]
+) -> None:
     lh = state.last_hand
     assert lh is not None
     stat["hands"] += 1
@@ -175,7 +179,9 @@ def match(
     return summarise(a, b, variant, house, games, wall)
 
 
-def summarise(a: str, b: str, variant: str, house: str, games: list[dict[str, Any]], wall: float) -> dict[str, Any]:
+def summarise(
+    a: str, b: str, variant: str, house: str, games: list[dict[str, Any]], wall: float
+) -> dict[str, Any]:
     n = len(games)
     wins = sum(1 for g in games if g["won"] == "a")
     unfinished = sum(1 for g in games if g["won"] is None)
@@ -280,14 +286,18 @@ def main() -> None:
     results = []
     for variant in variants:
         for a, b in pairs:
-            r = match(a, b, variant, args.deals, args.seed, args.house_rules, args.target, args.workers)
+            r = match(
+                a, b, variant, args.deals, args.seed, args.house_rules, args.target, args.workers
+            )
             results.append(r)
             if not args.json:
                 print_match(r)
                 sys.stdout.flush()
     out: dict[str, Any] = {"matches": results}
     if args.ladder:
-        out["elo"] = {v: ladder([r for r in results if r["variant"] == v], levels) for v in variants}
+        out["elo"] = {
+            v: ladder([r for r in results if r["variant"] == v], levels) for v in variants
+        }
         out["elo"]["all"] = ladder(results, levels)
     if args.json:
         print(json.dumps(out, indent=2))

@@ -22,7 +22,7 @@ from .tables import Tab, bits, card_int, tab
 from .worlds import Know, World, sample
 
 #: A bid is made only if the simulated hands take at least that much this often.
-MAKE_CHANCE = 0.85
+MAKE_CHANCE = 0.75
 #: The viewer outbids its own teammate only by a hand this much stronger.
 _PARTNER_MARGIN = 2
 
@@ -66,19 +66,7 @@ def simulate(
     if book["first_lead_trump"] and not hands[bidder] & tb.naturals:
         return None  # not a trump this bidder may name
     if not discards_done:
-        if book["discards"] == "all":
-            others_done = know.phase == "discard"
-            exchange_all(
-                tb, hands, stock, know.dealer, discarded, others_done, (know.me, my_discard)
-            )
-        else:
-            hand = hands[bidder]
-            if my_discard is not None and bidder == know.me:
-                gone = my_discard
-            else:
-                gone = to_six(tb, hand, bank=True)
-            hands[bidder] = hand & ~gone
-            discarded[bidder] = gone
+        _discard(know, tb, hands, stock, bidder, discarded, my_discard)
     elif know.me == bidder:
         discarded[bidder] = know.my_discards
     if book["banks_discards"]:
@@ -94,6 +82,30 @@ def simulate(
     tally = Tally(n, len(tb.specials))
     play_out(tb, hands, [], bidder, 0, tally, side_of, rng)
     return outcome(tally, side_of, max(side_of) + 1, bid, bank), side_of
+
+
+def _discard(
+    know: Know,
+    tb: Tab,
+    hands: list[int],
+    stock: list[int],
+    bidder: int,
+    discarded: list[int],
+    my_discard: int | None,
+) -> None:
+    """The discards of a simulated hand, in place: every exchange and the dealer's
+    (`discards` "all"), or the bidder's down to six."""
+    if know.book["discards"] == "all":
+        others_done = know.phase == "discard"
+        exchange_all(tb, hands, stock, know.dealer, discarded, others_done, (know.me, my_discard))
+        return
+    hand = hands[bidder]
+    if my_discard is not None and bidder == know.me:
+        gone = my_discard
+    else:
+        gone = to_six(tb, hand, bank=True)
+    hands[bidder] = hand & ~gone
+    discarded[bidder] = gone
 
 
 def bid(know: Know, legal: Legal, rng: random.Random, worlds: int) -> Answer:
@@ -180,7 +192,8 @@ def call(know: Know, options: Sequence[Any], rng: random.Random, worlds: int) ->
     tb = know.tb
     offered = {str(c) for c in options if c is not None}
     trumps = [c for c in tb.order + tuple(bits(tb.mask & ~tb.naturals)) if CARD_NAMES[c] in offered]
-    candidates: list[int | None] = [c for c in trumps if not know.my_discards >> c & 1][:4]
+    candidates: list[int | None] = []
+    candidates += [c for c in trumps if not know.my_discards >> c & 1][:4]
     if None in options:
         candidates.append(None)
     if len(candidates) == 1:

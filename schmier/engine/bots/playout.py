@@ -60,7 +60,7 @@ class Tally:
                 self.low_pow, self.low_seat = p, seat
 
 
-def play_out(
+def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay locals
     tb: Tab,
     hands: list[int],
     trick: list[tuple[int, int]],
@@ -139,7 +139,7 @@ def play_out(
             led, win_seat, win_card, win_pow = esuit[c], seat, c, p
         else:
             e = esuit[c]
-            if (e == led or e == trump) and (
+            if (e in (led, trump)) and (
                 p > win_pow or (p == win_pow and second_high and c >= 52 and win_card >= 52)
             ):
                 win_seat, win_card, win_pow = seat, c, p

@@ -96,35 +96,35 @@ def _smear(tb: Tab, c: int) -> int:
 
 
 def _lead(tb: Tab, hands: list[int], seat: int, cards: list[int], side_of: Sequence[int]) -> int:
+    """The boss trump while the enemy has trumps, else a side ace nobody can beat or
+    ruff, else the cheapest side card (tens kept), else the cheapest trump."""
     power = tb.power
     mine = side_of[seat]
+    foes = [h for s, h in enumerate(hands) if side_of[s] != mine]
     foe_trumps = 0
-    for s, h in enumerate(hands):
-        if side_of[s] != mine:
-            foe_trumps |= h & tb.mask
+    for h in foes:
+        foe_trumps |= h & tb.mask
     trumps = [c for c in cards if tb.mask >> c & 1]
     if trumps and foe_trumps:
         best = max(trumps, key=lambda c: power[c])
         if all(power[best] > power[c] for c in _cards(foe_trumps)):
             return best
     side = [c for c in cards if not tb.mask >> c & 1]
-    if side:
-        others = 0
-        for s, h in enumerate(hands):
-            if side_of[s] != mine:
-                others |= h
-        for c in side:
-            e = tb.esuit[c]
-            higher = others & tb.follow[e]
-            if c % 13 >= 11 and not any(power[o] > power[c] for o in _cards(higher)):
-                ruffed = any(
-                    h & tb.mask and not h & tb.follow[e] for h in _foe_hands(hands, side_of, mine)
-                )
-                if not ruffed:
-                    return c
-        return min(side, key=lambda c: tb.game[c] * 8 + power[c])
-    return min(trumps, key=lambda c: _cost(tb, c))
+    if not side:
+        return min(trumps, key=lambda c: _cost(tb, c))
+    for c in side:
+        if c % 13 >= 11 and _boss_side_card(tb, foes, c):
+            return c
+    return min(side, key=lambda c: tb.game[c] * 8 + power[c])
 
 
-def _foe_hands(hands: list[int], side_of: Sequence[int], mine: int) -> list[int]:
-    return [h for s, h in enumerate(hands) if side_of[s] != mine]
+def _boss_side_card(tb: Tab, foes: list[int], c: int) -> bool:
+    """Whether no enemy holds a higher card of `c`'s suit or can ruff it."""
+    follow = tb.follow[tb.esuit[c]]
+    for h in foes:
+        suit = h & follow
+        if not suit and h & tb.mask:
+            return False
+        if any(tb.power[o] > tb.power[c] for o in _cards(suit)):
+            return False
+    return True

@@ -36,12 +36,12 @@ class Budget:
     """How much the search may think, in playouts (reproducible, unlike seconds)."""
 
     #: Playouts per card decision, shared among the legal cards.
-    playouts: int = 240
+    playouts: int = 600
     #: Worlds at least and at most per card decision.
-    min_worlds: int = 8
-    max_worlds: int = 48
+    min_worlds: int = 12
+    max_worlds: int = 120
     #: Worlds per bid, trump, call or discard decision (each tries every option).
-    hand_worlds: int = 32
+    hand_worlds: int = 48
 
 
 DEFAULT_BUDGET = Budget()

@@ -10,8 +10,10 @@ from the game's name, and memoised (a few dozen keys at most).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from ..cards import CARD_INDEX, GAME_VALUE, SUITS
 from ..description import describe
@@ -72,38 +74,11 @@ def tab(variant: str, trump: str | None, trump_anytime: bool, joker_order: str |
             power[c] = c % 13
             esuit[c] = c // 13
     t = -1 if trump is None else SUITS.index(trump)
-    order: list[int] = []
-    mask = 0
-    if trump is not None:
-        trumps = [CARD_INDEX[c] for c in book["trump_order"][trump]]
-        naturals_desc = [c for c in trumps if c not in jokers]
-        for i, c in enumerate(naturals_desc):
-            power[c] = TRUMP_POWER + len(naturals_desc) - i
-            esuit[c] = t
-        for j in jokers:
-            power[j] = TRUMP_POWER
-            esuit[j] = t
-        order = naturals_desc
-        for c in trumps:
-            mask |= 1 << c
-    else:
-        for j in jokers:
-            power[j] = TRUMP_POWER
-            esuit[j] = 4  # a suit of their own until trump is known
+    mask, order, specials, protected = _trumps(book, trump, power, esuit)
     follow = [0, 0, 0, 0]
     for c in deck:
         if 0 <= esuit[c] < 4:
             follow[esuit[c]] |= 1 << c
-    specials: list[int] = []
-    protected = 0
-    if trump is not None:
-        names = book["trump_order"][trump]
-        specials = [CARD_INDEX[c] for c in names if c[0] == "J"]
-        specials += [CARD_INDEX[c] for c in names if c[0] == "X"]
-        low = CARD_INDEX[book["low_rank"] + trump]
-        protected = (1 << order[0]) | (1 << low)
-        for c in specials:
-            protected |= 1 << c
     naturals = mask
     for j in jokers:
         naturals &= ~(1 << j)
@@ -124,6 +99,35 @@ def tab(variant: str, trump: str | None, trump_anytime: bool, joker_order: str |
         protected=protected,
         order=tuple(order),
     )
+
+
+def _trumps(
+    book: Mapping[str, Any], trump: str | None, power: list[int], esuit: list[int]
+) -> tuple[int, list[int], list[int], int]:
+    """Rank the trumps of `trump` into `power` and `esuit`; the trumps' mask, the
+    natural trumps highest first, the point cards taken with their trick, and the
+    trumps a dealer may never discard."""
+    jokers = [CARD_INDEX[c] for c in book["jokers"]]
+    for j in jokers:
+        power[j] = TRUMP_POWER
+        esuit[j] = 4  # a suit of their own until trump is known
+    if trump is None:
+        return 0, [], [], 0
+    t = SUITS.index(trump)
+    names = book["trump_order"][trump]
+    order = [CARD_INDEX[c] for c in names if c[0] != "X"]
+    for i, c in enumerate(order):
+        power[c] = TRUMP_POWER + len(order) - i
+        esuit[c] = t
+    for j in jokers:
+        esuit[j] = t
+    mask = sum(1 << CARD_INDEX[c] for c in names)
+    specials = [CARD_INDEX[c] for c in names if c[0] == "J"]
+    specials += [CARD_INDEX[c] for c in names if c[0] == "X"]
+    protected = (1 << order[0]) | (1 << CARD_INDEX[book["low_rank"] + trump])
+    for c in specials:
+        protected |= 1 << c
+    return mask, order, specials, protected
 
 
 def bits(mask: int) -> list[int]:

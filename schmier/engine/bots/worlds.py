@@ -98,7 +98,7 @@ class Know:
         if self.fixed_teams:
             teams = len(self.book["teams"])
             return [(s - bidder) % teams for s in range(n)]
-        return [0 if s == bidder or s == partner else 1 for s in range(n)]
+        return [0 if s in (bidder, partner) else 1 for s in range(n)]
 
 
 class World:
@@ -141,7 +141,7 @@ def _places(know: Know) -> tuple[list[int], list[int], list[int]]:
         and know.bidder != know.me
         and know.phase == "play"
     ):
-        bank_cap = min(rest, int(know.rules.get("kitty") or 0))
+        bank_cap = max(0, min(rest, int(know.rules.get("kitty") or 0)))
         owners.append(-2)
         caps.append(bank_cap)
         bans.append(tb.mask)
@@ -165,6 +165,33 @@ def sample(know: Know, rng: random.Random) -> World:
     raise AssertionError("no world fits the view")  # relaxed dealing always fits
 
 
+def _place(
+    rng: random.Random,
+    allowed: list[int],
+    left: list[int],
+    owners: Sequence[int],
+    bidder: int | None,
+    is_trump: bool,
+) -> int:
+    """A random place with room for one more card, as likely as the room it has left
+    (a trump likelier with the bidder); -1 when none has room."""
+    weights = []
+    for i in allowed:
+        w = float(left[i])
+        if w and is_trump and owners[i] == bidder:
+            w *= BIDDER_TRUMP_WEIGHT
+        weights.append(w)
+    total = sum(weights)
+    if total <= 0:
+        return -1
+    x = rng.random() * total
+    for i, w in zip(allowed, weights, strict=True):
+        x -= w
+        if x < 0 and w > 0:
+            return i
+    return next(i for i, w in zip(allowed, weights, strict=True) if w > 0)
+
+
 def _deal(
     know: Know,
     cards: list[int],
@@ -186,23 +213,9 @@ def _deal(
     out: list[int] = []
     bank = 0
     for c in order:
-        weights = []
-        total = 0.0
-        for i in allowed[c]:
-            w = float(left[i])
-            if w and owners[i] == bidder and tmask >> c & 1:
-                w *= BIDDER_TRUMP_WEIGHT
-            weights.append(w)
-            total += w
-        if total <= 0:
+        i = _place(rng, allowed[c], left, owners, bidder, bool(tmask >> c & 1))
+        if i < 0:
             return None
-        x = rng.random() * total
-        for i, w in zip(allowed[c], weights, strict=True):
-            x -= w
-            if x < 0 and w > 0:
-                break
-        else:
-            i = next(j for j, w in zip(allowed[c], weights, strict=True) if w > 0)
         left[i] -= 1
         if owners[i] >= 0:
             got[i] |= 1 << c

@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from schmier import engine
-from schmier.engine.bots import PLAYERS, choose
+from schmier.engine.bots import PLAYERS, choose, search
 from schmier.engine.bots.levels import BY_NAME, LEVELS
 
 #: A game still running after this many hands is stopped and won by nobody.
@@ -46,6 +46,19 @@ MAX_HANDS = 200
 
 def policy_of(name: str) -> str:
     return BY_NAME[name].policy if name in BY_NAME else name
+
+
+def decide(name: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """`bots.choose` for a level or policy; `strong:playouts=1200,smart=0` is the search
+    with another budget (for measuring what the budget and the rollouts are worth)."""
+    if ":" not in name:
+        return choose(policy_of(name), view, rng)
+    base, _, spec = name.partition(":")
+    fields: dict[str, Any] = {}
+    for item in spec.split(","):
+        key, _, value = item.partition("=")
+        fields[key] = bool(int(value)) if key == "smart" else int(value)
+    return search.act(view, view["legal"], rng, search.Budget(**fields))
 
 
 def random_house_rules(variant: str, rng: random.Random) -> dict[str, Any]:
@@ -75,7 +88,6 @@ def play_game(
     variant, a, b, rules, target, deal_seed, a_seats, game_seed = job
     n = engine.seat_count(variant)
     names = [a if s in a_seats else b for s in range(n)]
-    policies = [policy_of(x) for x in names]
     deck_rng = random.Random(deal_seed)
     decks: list[list[str]] = []
     state = engine.new_game(
@@ -112,7 +124,7 @@ def play_game(
             key = "a" if seat in a_seats else "b"
             rng = random.Random(f"{game_seed}/{decision}")
             start = time.process_time()
-            action = choose(policies[seat], view, rng)
+            action = decide(names[seat], view, rng)
             elapsed = (time.process_time() - start) * 1000
             if len(view["legal"]) == 1 and view["legal"][0]["type"] != "discard":
                 stat["forced"][key] += 1
@@ -265,8 +277,8 @@ def print_match(r: dict[str, Any]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     names = [lv.name for lv in LEVELS] + [p for p in PLAYERS if p not in BY_NAME]
-    parser.add_argument("--a", default="strong", choices=names)
-    parser.add_argument("--b", default="normal", choices=names)
+    parser.add_argument("--a", default="strong", help=f"one of {names}, or strong:FIELD=N,...")
+    parser.add_argument("--b", default="normal", help=f"one of {names}, or strong:FIELD=N,...")
     parser.add_argument("--variant", choices=engine.VARIANTS, action="append")
     parser.add_argument("--deals", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)

@@ -36,12 +36,14 @@ class Budget:
     """How much the search may think, in playouts (reproducible, unlike seconds)."""
 
     #: Playouts per card decision, shared among the legal cards.
-    playouts: int = 600
+    playouts: int = 1200
     #: Worlds at least and at most per card decision.
-    min_worlds: int = 12
-    max_worlds: int = 120
+    min_worlds: int = 16
+    max_worlds: int = 240
     #: Worlds per bid, trump, call or discard decision (each tries every option).
-    hand_worlds: int = 48
+    hand_worlds: int = 80
+    #: Card decisions roll out with the rollout policy (`policy`), else random cards.
+    smart: bool = True
 
 
 DEFAULT_BUDGET = Budget()
@@ -133,7 +135,7 @@ def play(know: Know, cards: list[str], rng: random.Random, budget: Budget) -> st
             hands[me] ^= 1 << c
             trick = [*know.trick, (me, c)]
             tally.card_played(tb, me, c)
-            _finish(know, hands, trick, done, tally, side_of, rng)
+            _finish(know, hands, trick, done, tally, side_of, rng, budget.smart)
             deltas = outcome(tally, side_of, sides, know.bid, bank)
             totals[i] += utility(deltas, side_of, me)
     best = max(
@@ -150,6 +152,7 @@ def _finish(
     tally: Tally,
     side_of: list[int],
     rng: random.Random,
+    smart: bool,
 ) -> None:
     """Play on from the viewer's card to the end of the hand with the rollout policy."""
     tb = know.tb
@@ -163,10 +166,10 @@ def _finish(
             if beats(tb, x, led, w_card, w_pow):
                 w_seat, w_card, w_pow = s, x, tb.power[x]
         tally.count_trick(tb, trick, w_seat)
-        play_out(tb, hands, [], w_seat, done + 1, tally, side_of, rng)
+        play_out(tb, hands, [], w_seat, done + 1, tally, side_of, rng, smart)
         return
     # The cards of the open trick are booked when play_out closes it.
-    play_out(tb, hands, trick, (trick[-1][0] + 1) % n, done, tally, side_of, rng)
+    play_out(tb, hands, trick, (trick[-1][0] + 1) % n, done, tally, side_of, rng, smart)
 
 
 def _bits(mask: int) -> list[int]:

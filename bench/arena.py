@@ -53,7 +53,7 @@ def decide(name: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any
     with another budget (for measuring what the budget and the rollouts are worth)."""
     if ":" not in name:
         return choose(policy_of(name), view, rng)
-    base, _, spec = name.partition(":")
+    _, _, spec = name.partition(":")
     fields: dict[str, Any] = {}
     for item in spec.split(","):
         key, _, value = item.partition("=")

@@ -245,3 +245,57 @@ def test_strong_is_reproducible_from_its_seed() -> None:
 
 def test_card_names_round_trip() -> None:
     assert all(CARD_NAMES[card_int(name)] == name for name in CARD_NAMES)
+
+
+@pytest.mark.parametrize("policy", ["strong", "easy"])
+def test_hidden_cards_do_not_change_a_card_decision(policy: str) -> None:
+    """Mid-hand, two games that differ only in cards the seat cannot see (one card
+    swapped between two other hands): the same view, so the same card, on the
+    search's real budget."""
+    rng = random.Random(f"hidden-play/{policy}")
+    checked = 0
+    for variant in VARIANTS:
+        n = engine.seat_count(variant)
+        state = engine.new_game(variant, engine.make_rules(variant), 0)
+        while checked < 2 * VARIANTS.index(variant) + 2:
+            if engine.needs_deal(state):
+                deck = list(engine.get_variant(variant).deck)
+                rng.shuffle(deck)
+                state = engine.apply_trusted(state, None, engine.Action("deal", tuple(deck)))
+                continue
+            seat = rng.choice(engine.turn(state)) if state.turn else 0
+            if state.phase == "play" and state.tricks and len(engine.legal_moves(state, seat)) > 1:
+                twin = swapped(state, seat, rng)
+                if twin is not None:
+                    views = [engine.view(s, seat) for s in (state, twin)]
+                    assert views[0] == views[1]
+                    seed = rng.randrange(2**32)
+                    answers = [choose_policy(policy, v, seed) for v in views]
+                    assert answers[0] == answers[1]
+                    checked += 1
+            if state.phase == "game_over":
+                state = engine.new_game(variant, engine.make_rules(variant), rng.randrange(n))
+                continue
+            state = engine.apply_trusted(state, seat, random_move(state, seat, rng))
+    assert checked == 6  # two decisions in each game
+
+
+def choose_policy(policy: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
+    from schmier.engine.bots import choose
+
+    return choose(policy, view, random.Random(seed))
+
+
+def swapped(state: engine.State, seat: int, rng: random.Random) -> engine.State | None:
+    """`state` with one unplayed card of two other seats exchanged (None when one is
+    the called card, whose holder is the partner: the test is about cards alone)."""
+    others = [s for s in range(state.variant.seats) if s != seat and state.hands[s]]
+    a, b = rng.sample(others, 2)
+    ca = rng.choice(bits(state.hands[a]))
+    cb = rng.choice(bits(state.hands[b]))
+    hands = list(state.hands)
+    hands[a] = hands[a] ^ (1 << ca) | (1 << cb)
+    hands[b] = hands[b] ^ (1 << cb) | (1 << ca)
+    if state.called in (ca, cb):
+        return None
+    return state._replace(hands=tuple(hands))

@@ -266,8 +266,10 @@ def _force_failover(ha: HighAvailability) -> None:
 async def test_wait_for_a_replica_and_without_one(tmp_path: Path, redis_prefix: str) -> None:
     primary = RedisProcess(tmp_path / "p").start()
     replica = RedisProcess(tmp_path / "r", "--replicaof", "127.0.0.1", str(primary.port)).start()
+    # The wait is generous: on a loaded machine a replica can take longer than a few
+    # hundred milliseconds to acknowledge, and one timeout degrades the wire on purpose.
     store = RedisStore(
-        primary.url, prefix=redis_prefix, ttl_seconds=600, wait_replicas=1, wait_ms=300
+        primary.url, prefix=redis_prefix, ttl_seconds=600, wait_replicas=1, wait_ms=3000
     )
     try:
         await asyncio.to_thread(

@@ -2,6 +2,7 @@
 
     python bench/arena.py --a strong --b normal --variant wisconsin4 --deals 100
     python bench/arena.py --ladder --deals 40            # Elo over every level + random
+    python bench/arena.py --ladder --levels normal,easy,random --deals 100
     [--house-rules random] [--target 21] [--seed 1] [--workers 2] [--json]
 
 `--a` and `--b` are level names (`schmier/engine/bots/levels.py`) or policy names. A
@@ -286,11 +287,12 @@ def main() -> None:
     parser.add_argument("--target", type=int, default=21)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--ladder", action="store_true", help="every pair of levels")
+    parser.add_argument("--levels", help="the ladder's levels, comma-separated (default: all)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     variants = args.variant or list(engine.VARIANTS)
     if args.ladder:
-        levels = [lv.name for lv in LEVELS]
+        levels = args.levels.split(",") if args.levels else [lv.name for lv in LEVELS]
         pairs = list(itertools.combinations(levels, 2))
     else:
         levels = [args.a, args.b]

@@ -8,6 +8,8 @@ clear message instead of halfway through a game. Every field is documented in
 
 from __future__ import annotations
 
+import os
+
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -68,6 +70,16 @@ class Settings(BaseSettings):
         ),
     )
     bot_delay: float = Field(0.8, ge=0, description="Seconds a bot waits before acting.")
+    bot_workers: int | None = Field(
+        None,
+        ge=0,
+        le=256,
+        description=(
+            "Worker processes that compute bot decisions and hints off the event loop; "
+            "unset: one fewer than the CPUs (at least 1); 0: a thread of the server's own "
+            "process (tests, development)."
+        ),
+    )
     hand_pause: float = Field(
         5.0, ge=0, description="Seconds a hand's score stays up before the next deal."
     )
@@ -148,6 +160,13 @@ class Settings(BaseSettings):
     def sentinel_addresses(self) -> list[tuple[str, int]]:
         """The sentinels' addresses (empty: no Sentinel)."""
         return parse_sentinels(self.redis_sentinels)
+
+    @property
+    def thinking_workers(self) -> int:
+        """`bot_workers`, with its default filled in (0: no worker process)."""
+        if self.bot_workers is not None:
+            return self.bot_workers
+        return max(1, (os.cpu_count() or 1) - 1)
 
     @property
     def uses_redis(self) -> bool:

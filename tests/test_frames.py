@@ -60,6 +60,8 @@ def test_spliced_frames_equal_whole_views(variant: str) -> None:
             )
             names = [s.name for s in record.seats]
             assert [entry.pop("name") for entry in view["seats"]] == names
+            bots = [s.bot for s in record.seats]
+            assert [entry.pop("bot", None) for entry in view["seats"]] == bots
             for entry in view["seats"]:
                 del entry["kind"], entry["connected"]
             if record.state is None:

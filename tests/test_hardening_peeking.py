@@ -39,7 +39,9 @@ from schmier.engine.cards import CARD_NAMES, describe, parse
 from schmier.rooms.record import RoomRecord
 from tests.support.secrecy import (
     RecordPoller,
+    ask_hint,
     cards_in,
+    check_hints,
     engine_part,
     no_seed_in_frames,
     seeds_of,
@@ -335,7 +337,7 @@ def check_socket(watched: Watched, states: list[Any], tokens: dict[int, str]) ->
         for token in tokens.values():
             assert token not in text, "a token was sent over a socket"
         if frame["type"] != "state":
-            assert frame["type"] in ("error", "chat", "chat_history"), frame
+            assert frame["type"] in ("error", "chat", "chat_history", "hint"), frame
             if frame["type"] == "error":
                 named = set(CARD_ANYWHERE.findall(frame["message"]))
                 assert named <= own, f"an error named {named - own}: {frame}"
@@ -372,7 +374,8 @@ async def poll_http(server: RunningServer, code: str, stop: asyncio.Event) -> in
             assert not cards_in(body), body
             assert set(body) == {"code", "variant", "rules", "phase", "seats"}
             for seat in body["seats"]:
-                assert set(seat) == {"seat", "name", "kind", "connected"}
+                bot = {"bot"} if seat["kind"] == "bot" else set()
+                assert set(seat) == {"seat", "name", "kind", "connected"} | bot
             polls += 1
             await asyncio.sleep(0.05)
     return polls
@@ -405,10 +408,15 @@ async def test_every_frame_of_a_hostile_evening(
     rng = random.Random(f"peek-{variant}")
 
     # Seat 1 also tries to peek: it plays cards it may not hold and chats.
-    player0 = Player(clients[0], rng, errors_ok=True, before_act=records.now_and_then)
+    async def hint_first(view: dict[str, Any]) -> None:
+        await ask_hint(clients[0])
+        await records.now_and_then(view)
+
+    player0 = Player(clients[0], rng, errors_ok=True, before_act=hint_first)
     for card in PROBES:
         await clients[1].send({"type": "play", "card": card})
     await clients[1].send({"type": "chat", "text": "anyone holding the jack?"})
+    await clients[1].send({"type": "hint"})  # not its turn, or refused: nothing told
 
     # Seat 1 drops and comes back through a new socket (a reconnection) ...
     await clients[1].close()
@@ -446,6 +454,11 @@ async def test_every_frame_of_a_hostile_evening(
     states = states_of(variant, rules, first["dealer"], log)
     assert sum(1 for s in states if s.phase == "game_over") >= 1
     counts = [check_socket(w, states, tokens) for w in watched]
+    # Seat 0 asked for hints all game, seat 1's first socket once: each hint is one of
+    # the asker's own legal actions, and no other socket ever got one.
+    assert check_hints(clients[0].frames) > 3
+    assert check_hints(clients[1].frames) <= 1
+    assert check_hints(watchers[0].frames) == check_hints(again.frames) == 0
     stored = await server.app.state.rooms.store.load(code)
     assert stored is not None
     seeds = seeds_of(log, RoomRecord.from_bytes(stored.snapshot))

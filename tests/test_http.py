@@ -31,6 +31,7 @@ async def test_create_fills_every_rule(http: httpx.AsyncClient) -> None:
         "trump_anytime": True,
         "kitty": 2,
         "joker_order": "first_high",
+        "hints": True,
     }
     assert re.fullmatch(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}", body["code"])
     assert CODE_LENGTH * 5 >= 40
@@ -42,6 +43,7 @@ async def test_create_fills_every_rule(http: httpx.AsyncClient) -> None:
         "target": 11,
         "stick_the_dealer": False,
         "trump_anytime": True,
+        "hints": True,
     }
 
 

@@ -24,6 +24,7 @@ def test_schmier_defaults(variant: str) -> None:
         "target": 21,
         "stick_the_dealer": False,
         "trump_anytime": False,
+        "hints": True,
     }
 
 
@@ -36,6 +37,7 @@ def test_wisconsin_defaults() -> None:
         "trump_anytime": True,
         "kitty": 2,
         "joker_order": "first_high",
+        "hints": True,
     }
 
 

@@ -272,6 +272,35 @@ async def test_chat_history_reaches_every_instance(cluster: Cluster) -> None:
         await client.close()
 
 
+async def test_a_hint_reaches_its_asker_on_another_instance(cluster: Cluster) -> None:
+    """A hint asked through an instance that only follows the room is decided by the
+    owner (its worker pool) and sent back to the asking socket alone, not to the seat's
+    other socket on the owner."""
+    a, b = cluster.start("a", "b")
+    code = await a.create_room("wisconsin4")
+    tokens = [(await a.join(code, f"P{k}", k))[1] for k in range(4)]
+    clients = [await Client.seated(a, code, token) for token in tokens]
+    assert await cluster.owner(code) == "a"
+    await clients[0].send({"type": "start"})
+    view = (await clients[0].wait_state(lambda v: bool(v["turn"])))["view"]
+    seat = view["turn"][0]
+    asker = await Client.seated(b, code, tokens[seat])
+    assert asker.state is not None and asker.state["view"]["turn"] == [seat]
+    await asker.send({"type": "hint"})
+    while (hint := await asker.recv())["type"] != "hint":
+        assert hint["type"] != "error", hint
+    assert hint["seq"] == asker.state["seq"]
+    assert hint["action"] in asker.state["view"]["legal"]
+    await asker.send({"type": "chat", "text": "thanks"})
+    for client in [*clients, asker]:
+        while (await client.recv())["type"] != "chat":
+            pass
+    assert [f["type"] for f in asker.frames].count("hint") == 1
+    assert all(f["type"] != "hint" for c in clients for f in c.frames)
+    for client in [*clients, asker]:
+        await client.close()
+
+
 # ------------------------------------------------------------ races and fencing
 
 

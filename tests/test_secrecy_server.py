@@ -21,6 +21,7 @@ import itertools
 import logging
 import random
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -33,7 +34,9 @@ from schmier.rooms.record import RoomRecord
 from tests.support.secrecy import (
     CARD,
     RecordPoller,
+    ask_hint,
     cards_in,
+    check_hints,
     engine_part,
     no_seed_in_frames,
     seeds_of,
@@ -114,7 +117,16 @@ async def test_frames_leak_nothing(server: RunningServer, variant: str, humans: 
     poller = RecordPoller(server, code)
     stop = asyncio.Event()
     polling = asyncio.create_task(poller.run(stop))
-    players = [Player(clients[s], rng, before_act=poller.now_and_then) for s in humans]
+
+    # Every human asks for a hint before each of its actions.
+    def hinted(client: Client) -> Callable[[dict[str, Any]], Awaitable[None]]:
+        async def before(view: dict[str, Any]) -> None:
+            await ask_hint(client)
+            await poller.now_and_then(view)
+
+        return before
+
+    players = [Player(clients[s], rng, before_act=hinted(clients[s])) for s in humans]
     await play_all(players, lambda v: v["phase"] == "game_over")
     await watchers[0].wait_state(lambda v: v["phase"] == "game_over")
     stop.set()
@@ -131,6 +143,9 @@ async def test_frames_leak_nothing(server: RunningServer, variant: str, humans: 
     for seat, client in clients.items():
         assert check_client(client, seat, states) > 10
     assert check_client(watchers[0], None, states) > 10
+    # Hints: each one of the asker's own legal actions, and only the askers got any.
+    assert sum(check_hints(c.frames) for c in clients.values()) > 10
+    assert check_hints(watchers[0].frames) == 0
     # No frame ever held a server seed, of a dealt deck or of the next one.
     stored = await server.app.state.rooms.store.load(code)
     assert stored is not None
@@ -145,6 +160,30 @@ async def test_frames_leak_nothing(server: RunningServer, variant: str, humans: 
     scorings = itertools.pairwise(states)
     assert len(final) == sum(1 for a, b in scorings if b.phase in SCORED and a.phase not in SCORED)
     for client in [*clients.values(), *watchers]:
+        await client.close()
+
+
+async def test_the_installable_app_knows_no_room(server: RunningServer) -> None:
+    """`/sw.js` and `/manifest.webmanifest` are made when the app is, from the client's
+    files alone: the same bytes before and during a game, naming no room, and the
+    worker's list of files to keep holds no API or socket address."""
+    paths = ("/sw.js", "/manifest.webmanifest")
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        before = [(await http.get(p)).content for p in paths]
+        code, clients, _, _ = await seat_table(server, "wisconsin4", [0, 1])
+        rng = random.Random("installable")
+        players = [Player(clients[s], rng) for s in (0, 1)]
+        await play_all(players, lambda v: v["phase"] == "play" and bool(v["tricks"]))
+        during = [(await http.get(p)).content for p in paths]
+    assert during == before
+    worker = before[0].decode()
+    assert code not in worker
+    files = re.search(r"^const FILES = (\[.*\]);$", worker, re.MULTILINE)
+    assert files is not None
+    kept = orjson.loads(files.group(1))
+    assert "/static/app.js" in kept
+    assert not [path for path in kept if path.startswith(("/api", "/ws"))], kept
+    for client in clients.values():
         await client.close()
 
 

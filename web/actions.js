@@ -2,13 +2,32 @@
 //
 // Every button is one entry of the server's `view.legal`, sent exactly as listed (the
 // discard sends the cards picked in the hand, within the template's min..max). A phase
-// function returns the panel's parts; `renderActions` adds the "waiting for …" line and
-// hides the panel when it is empty.
+// function returns the panel's parts; `renderActions` adds the "waiting for …" line, the
+// "Hint" button on the player's turn (unless the room's `hints` rule is off), and hides
+// the panel when it is empty. A hint marks the button (or card) it suggests, and says it
+// in words; it never acts for the player.
 
 import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { SUITS, SUIT_SYMBOL, cardName, cardShort, isJoker, plainRank } from "./cards.js";
-import { legalOf, room, seatInfo, seatName, send, teamLabel, teamLetter } from "./state.js";
+import {
+  addBot,
+  askHint,
+  botDescription,
+  botLabel,
+  botPick,
+  hintsOn,
+  isHinted,
+  legalOf,
+  pickBot,
+  room,
+  seatInfo,
+  seatName,
+  seatTitle,
+  send,
+  teamLabel,
+  teamLetter,
+} from "./state.js";
 
 const PHASES = {
   lobby: lobbyPanel,
@@ -33,6 +52,7 @@ export function renderActions() {
     const names = (v.turn || []).map(seatName);
     if (names.length) parts.push(h("p", { class: "waiting" }, t("wait.for", { names: names.join(", ") })));
   }
+  if (mine && !NO_WAITING.has(v.phase) && v.legal.length && hintsOn()) parts.push(hintRow());
   fill(el, parts);
   el.hidden = parts.length === 0;
 }
@@ -44,7 +64,29 @@ export function actionButton(action, label, props = {}) {
   if (action.suit !== undefined) dataset.suit = action.suit;
   if (action.seat !== undefined) dataset.seat = String(action.seat);
   if (action.card) dataset.card = action.card;
+  if (isHinted(action)) props = { ...props, class: `${props.class || ""} hinted`.trim() };
   return h("button", { type: "button", dataset, onclick: () => send(action), ...props }, label);
+}
+
+/** The "Hint" button, and what the last hint suggests, in words. */
+function hintRow() {
+  const hinted = room.hint?.action;
+  return h(
+    "div",
+    { class: "hint-row" },
+    h("button", { type: "button", class: "secondary small", dataset: { action: "hint" }, onclick: askHint }, t("hint.ask")),
+    hinted ? h("p", { class: "hint-text", role: "status" }, t("hint.suggest", { what: hintWords(hinted) })) : null,
+  );
+}
+
+function hintWords(a) {
+  if (a.type === "play") return cardName(a.card);
+  if (a.type === "discard") return a.cards.length ? t("hint.discard", { cards: a.cards.map(cardName).join(", ") }) : t("discard.none");
+  if (a.type === "bid") return t("bid.aria", { n: a.amount });
+  if (a.type === "pass") return t("bid.pass");
+  if (a.type === "trump") return t(`suit.${a.suit}`);
+  if (a.type === "call") return a.card ? cardName(a.card) : t("call.alone");
+  return a.type;
 }
 
 function title(text) {
@@ -93,7 +135,7 @@ function lobbyPanel(v) {
   const buttons = [];
   if (addBots.length > 1) {
     const fillBots = () => {
-      for (const a of legalOf("add_bot")) send(a);
+      for (const a of legalOf("add_bot")) addBot(a.seat);
     };
     buttons.push(
       h("button", { type: "button", class: "secondary", dataset: { action: "fill_bots" }, onclick: fillBots }, t("lobby.fill")),
@@ -125,12 +167,37 @@ function lobbySeat(v, seat, addBots, removeBots) {
     h(
       "span",
       { class: `lobby-seat-name${s.kind === "empty" ? " muted" : ""}` },
-      s.kind === "empty" ? t("seat.empty") : s.name,
+      s.kind === "empty" ? t("seat.empty") : seatTitle(seat),
       s.kind === "bot" ? h("span", { class: "badge bot" }, t("seat.bot")) : null,
       s.seat === v.you ? h("span", { class: "badge you" }, t("seat.you")) : null,
     ),
-    add ? actionButton(add, t("lobby.add_bot"), { class: "small" }) : null,
+    add && room.bots.length ? levelPicker(seat) : null,
+    add
+      ? h(
+          "button",
+          { type: "button", class: "small", dataset: { action: "add_bot", seat: String(seat) }, onclick: () => addBot(seat) },
+          t("lobby.add_bot"),
+        )
+      : null,
     remove ? actionButton(remove, t("lobby.remove_bot"), { class: "small quiet" }) : null,
+  );
+}
+
+/** The level of the bot to add at an empty seat: every level, strongest (the default) first. */
+function levelPicker(seat) {
+  const picked = botPick(seat);
+  return h(
+    "select",
+    {
+      class: "bot-level small",
+      dataset: { seat: String(seat) },
+      "aria-label": t("lobby.bot_level"),
+      title: botDescription(picked),
+      onchange: (ev) => pickBot(seat, ev.target.value),
+    },
+    room.bots.map((b) =>
+      h("option", { value: b.name, selected: b.name === picked, title: botDescription(b.name) }, botLabel(b.name)),
+    ),
   );
 }
 

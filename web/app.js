@@ -20,11 +20,15 @@
 //   transcript.js  a hand as plain text        reviewopen.js  the review over the room
 //   history.js  the room's games and players   deals.js    entropy, the deals' checks
 //   fairness.js the shuffle, a record checked  sha256.js   SHA-256 in plain JS
-//   fairview.js how the checks show
+//   fairview.js how the checks show            cardface.js the card faces (inline SVG)
+//   motion.js   the cards' motion              sound.js    the sounds (off by default)
+//   settings.js sounds, the four-colour deck   install.js  the service worker (sw.js)
 
 import { loadLanguages, t } from "./i18n.js";
 import { loadGames } from "./games.js";
-import { LANGUAGE_EVENT, messagePage } from "./page.js";
+import { LANGUAGE_EVENT, messagePage, shell, showBanner } from "./page.js";
+import { $ } from "./dom.js";
+import { registerWorker } from "./install.js";
 import { showHome } from "./home.js";
 import { openRoom, room } from "./state.js";
 import { showRoom } from "./render.js";
@@ -35,7 +39,7 @@ let languagesLoaded = null;
 async function start() {
   try {
     languagesLoaded = languagesLoaded || loadLanguages();
-    await Promise.all([languagesLoaded, loadGames()]);
+    await Promise.all([languagesLoaded, loadGames(waiting)]);
   } catch {
     languagesLoaded = null;
     messagePage(t("err.network"));
@@ -48,14 +52,40 @@ async function start() {
     return;
   }
   const m = location.pathname.match(/^\/r\/([^/]+)\/?$/);
-  if (!m) {
+  if (!m && !location.pathname.startsWith("/r/")) {
     showHome();
     return;
   }
+  // A room's address that cannot be one (more parts, an encoded "/"): no such room.
+  const code = m ? safeDecode(m[1]) : null;
+  if (code === null || code.includes("/")) {
+    messagePage(t("err.no_room"));
+    return;
+  }
   // Once open, the room keeps its live connection across a change of language.
-  if (!room.conn && !room.fatal) openRoom(decodeURIComponent(m[1]));
+  if (!room.conn && !room.fatal) openRoom(code);
   showRoom();
 }
 
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The server does not answer yet: the page's frame, saying that it is reconnecting. */
+function waiting() {
+  languagesLoaded.then(
+    () => {
+      if (!$("banner")) shell();
+      showBanner("reconnecting");
+    },
+    () => {},
+  );
+}
+
 window.addEventListener(LANGUAGE_EVENT, start);
+registerWorker();
 start();

@@ -5,6 +5,11 @@
 // rule book (games.js): nothing here knows a game by name.
 
 import { t } from "./i18n.js";
+import { twoJokers } from "./cardface.js";
+
+// The faces are drawn in cardface.js; they are re-exported here, where every panel
+// already takes its card helpers from.
+export { cardFace, useDeck } from "./cardface.js";
 
 export const SUITS = ["S", "H", "D", "C"];
 export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -31,15 +36,21 @@ export function rankLabel(rank) {
   return rank === "T" ? "10" : rank;
 }
 
-/** The accessible, translated name of a card: "Ace of spades", "Joker". */
+/** The accessible, translated name of a card: "Ace of spades", "Joker" (or, in a game
+ * with two, "Joker 1" and "Joker 2", as the points of the hand name them). */
 export function cardName(card) {
-  if (isJoker(card)) return t("card.joker");
+  if (isJoker(card)) return jokerName(card);
   return t("card.name", { rank: t(`rank.${card[0]}`), suit: t(`suit_of.${card[1]}`) });
+}
+
+function jokerName(card) {
+  if (card === "X2") return t("card.joker2");
+  return twoJokers() ? t("card.joker1") : t("card.joker");
 }
 
 /** Short text such as "A♠" or "🃏" for lists (bids, score sheet, call picker). */
 export function cardShort(card) {
-  if (isJoker(card)) return t("card.joker_short");
+  if (isJoker(card)) return twoJokers() || card === "X2" ? jokerName(card) : t("card.joker_short");
   return `${rankLabel(card[0])}${SUIT_SYMBOL[card[1]]}`;
 }
 
@@ -87,46 +98,4 @@ function alternate(trump) {
     out.push((take.length ? take : other).shift());
   }
   return out;
-}
-
-const SVG = "http://www.w3.org/2000/svg";
-
-function svgEl(name, attrs, text) {
-  const el = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-/**
- * Draw the face of a card as inline SVG: corner indices and a large centre pip,
- * so that the suit symbol, never only the colour, tells the suits apart.
- */
-export function cardFace(card) {
-  const svg = svgEl("svg", {
-    viewBox: "0 0 60 84",
-    class: "face",
-    "aria-hidden": "true",
-    focusable: "false",
-  });
-  svg.appendChild(svgEl("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, class: "face-bg" }));
-  if (isJoker(card)) {
-    svg.classList.add("joker");
-    svg.appendChild(svgEl("text", { x: 30, y: 50, "text-anchor": "middle", class: "pip" }, "★"));
-    svg.appendChild(svgEl("text", { x: 6, y: 18, class: "index joker-index" }, "JO"));
-    svg.appendChild(
-      svgEl("text", { x: 54, y: 78, "text-anchor": "end", class: "index joker-index" }, card[1]),
-    );
-    return svg;
-  }
-  svg.classList.add(isRed(card) ? "red" : "black");
-  const rank = rankLabel(card[0]);
-  const sym = SUIT_SYMBOL[card[1]];
-  svg.appendChild(svgEl("text", { x: 5, y: 19, class: "index" }, rank));
-  svg.appendChild(svgEl("text", { x: 5, y: 33, class: "index-suit" }, sym));
-  if (["J", "Q", "K"].includes(card[0])) {
-    svg.appendChild(svgEl("rect", { x: 17, y: 24, width: 36, height: 52, rx: 3, class: "court" }));
-  }
-  svg.appendChild(svgEl("text", { x: 35, y: 62, "text-anchor": "middle", class: "pip" }, sym));
-  return svg;
 }

@@ -67,10 +67,14 @@ export function keepFocus(fn) {
     }
   }
   // The button is gone (the card was played, the bid made): go on to the next thing
-  // there is to do rather than back to the top of the page.
-  const next =
-    document.querySelector("#actions button:not(:disabled)") ||
-    document.querySelector("#hand button[data-card]:not(:disabled)") ||
-    document.querySelector("#hand button[data-card]");
+  // there is to do (keys.js tells which) rather than back to the top of the page.
+  const next = nextFocus();
   if (next) next.focus({ preventScroll: true });
+}
+
+let nextFocus = () => null;
+
+/** Tell `keepFocus` where the focus goes when its button is gone: `fn()` is an element or null. */
+export function setNextFocus(fn) {
+  nextFocus = fn;
 }

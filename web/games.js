@@ -15,9 +15,11 @@ let books = null;
 /**
  * Fetch the rule books (once; later calls answer from the cache). A failed fetch is
  * retried a few times, since the page itself came from the server a moment ago; after
- * that the error goes to the caller.
+ * that the error goes to the caller. With `onWait` it is retried until the server
+ * answers (the page may come from the service worker's cache while the server is
+ * away), and `onWait()` is called after each failure, so the page can say so.
  */
-export async function loadGames() {
+export async function loadGames(onWait) {
   if (books) return books;
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -29,8 +31,9 @@ export async function loadGames() {
     } catch {
       /* the network: try again below */
     }
-    if (attempt >= RETRY_MS.length) throw new Error("the rule books cannot be loaded");
-    await new Promise((resolve) => setTimeout(resolve, RETRY_MS[attempt]));
+    if (!onWait && attempt >= RETRY_MS.length) throw new Error("the rule books cannot be loaded");
+    if (onWait) onWait();
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]));
   }
 }
 

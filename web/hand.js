@@ -2,12 +2,17 @@
 //
 // A card is enabled exactly when `view.legal` lists a play of it, or, during a discard,
 // when it is in the template's `from`; then a click picks it (or puts it back) and the
-// action panel's discard button sends the picked cards.
+// action panel's discard button sends the picked cards. The cards a hint suggests are
+// marked (`hinted`); they are never played for the player.
 
 import { t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { cardFace, cardName, sortHand } from "./cards.js";
-import { isSeated, legalOf, room, send, toggleDiscard } from "./state.js";
+import { hintedCards, isSeated, legalOf, room, send, toggleDiscard } from "./state.js";
+
+// The most cards a row holds: a desktop has the width for the dealer's whole stock in
+// one row (in sight above the fold), a phone two rows of twelve.
+const wide = window.matchMedia("(min-width: 960px)");
 
 export function renderHand() {
   const v = room.view;
@@ -20,12 +25,14 @@ export function renderHand() {
   const discard = legalOf("discard")[0];
   const from = new Set(discard ? discard.from : []);
   const mode = plays.size ? "play" : discard ? "discard" : "idle";
+  const hinted = hintedCards();
   const cards = sortHand(v.hand || [], v.trump || v.my_trump, room.book).map((card) => {
     const enabled = mode === "play" ? plays.has(card) : mode === "discard" ? from.has(card) : false;
     const selected = mode === "discard" && room.selected.has(card);
     const cls = ["card"];
     if (mode !== "idle") cls.push(enabled ? "playable" : "dimmed");
     if (selected) cls.push("selected");
+    if (enabled && hinted.has(card)) cls.push("hinted");
     return h(
       "button",
       {
@@ -44,9 +51,11 @@ export function renderHand() {
       selected ? h("span", { class: "discard-mark", "aria-hidden": "true" }, "✕") : null,
     );
   });
-  fill(
-    el,
-    h("h2", { class: "sr-only" }, t("hand.yours")),
-    cards.length ? h("div", { class: `cards mode-${mode}` }, cards) : null,
-  );
+  // A row holds up to 12 or 24 cards (more rows for a dealer's whole stock), overlapping
+  // like a fan when the row is wider than the screen (style.css, .hand .cards).
+  const rows = Math.ceil(cards.length / (wide.matches ? 24 : 12));
+  const row = Math.ceil(cards.length / Math.max(rows, 1));
+  const box = cards.length ? h("div", { class: `cards mode-${mode}` }, cards) : null;
+  if (box) box.style.setProperty("--lead", String(Math.max(row - 1, 1)));
+  fill(el, h("h2", { class: "sr-only" }, t("hand.yours")), box);
 }

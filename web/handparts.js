@@ -3,7 +3,7 @@
 // bids, the trick, the result), and the check of the deal. Everything is drawn from the
 // hand's record alone, so the same pieces serve the room and the read-only replay page.
 
-import { num, signed, t } from "./i18n.js";
+import { botName, num, signed, t } from "./i18n.js";
 import { h } from "./dom.js";
 import { SUIT_SYMBOL, cardFace, cardName, cardShort, sortHand } from "./cards.js";
 import { scoresByTeam } from "./games.js";
@@ -13,7 +13,8 @@ import { fairLine } from "./fairview.js";
 export function nameIn(record, seat) {
   if (seat === null || seat === undefined) return "";
   const s = (record.seats || []).find((x) => x.seat === seat);
-  return s && s.name && s.kind !== "empty" ? s.name : t("seat.n", { n: seat + 1 });
+  if (!s || !s.name || s.kind === "empty") return t("seat.n", { n: seat + 1 });
+  return s.kind === "bot" ? botName(s.name) : s.name;
 }
 
 export function sideIn(record, side) {

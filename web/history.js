@@ -5,7 +5,7 @@
 // Fetched when the panel is opened, and again after each hand scored while it is open;
 // what was fetched last is this panel's own (it changes nothing of the room).
 
-import { num, signed, t } from "./i18n.js";
+import { botName, num, signed, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { api } from "./net.js";
 import { scoresByTeam } from "./games.js";
@@ -51,7 +51,13 @@ export async function refreshHistory() {
 }
 
 function names(seats, team) {
-  return team.map((s) => (seats.find((x) => x.seat === s) || {}).name || t("seat.n", { n: s + 1 })).join(" & ");
+  return team
+    .map((s) => {
+      const seat = seats.find((x) => x.seat === s) || {};
+      if (!seat.name) return t("seat.n", { n: s + 1 });
+      return seat.kind === "bot" ? botName(seat.name) : seat.name;
+    })
+    .join(" & ");
 }
 
 function gameSheet(data, game) {
@@ -124,7 +130,7 @@ function statistics(data) {
     h(
       "tr",
       { dataset: { player: p.name } },
-      h("th", { scope: "row" }, p.name),
+      h("th", { scope: "row" }, botName(p.name)),
       h("td", { class: "num" }, num(p.hands)),
       h("td", { class: "num" }, num(p.bids)),
       h("td", { class: "num" }, num(p.made)),

@@ -6,7 +6,8 @@
 // Lokalise, Poedit) read: flat keys ("home.title"; the key separator is off, so the
 // dots are part of the name), `{{name}}` placeholders, and a plural as one key per
 // CLDR category, `key_one`, `key_few`, `key_other`…, picked with `Intl.PluralRules` for
-// the language by the `count` parameter. Numbers are written with `Intl.NumberFormat`.
+// the language by the `count` parameter. Numbers are written with `Intl.NumberFormat`,
+// a negative one with a real minus (U+2212) in every language.
 //
 // The language is the one chosen with the picker (kept in localStorage), else the
 // first of the browser's languages that has a catalogue, else English. English is
@@ -100,14 +101,31 @@ export function has(key) {
   return lookup(key) !== undefined || lookup(`${key}_other`) !== undefined;
 }
 
-/** A number as the language writes it. */
-export function num(n) {
-  return numbers.format(n);
+// The minus sign of every number shown: a real minus (U+2212), the same everywhere,
+// rather than the hyphen some languages' formats give and others do not.
+const MINUS = "\u2212";
+
+function written(format, n) {
+  return format
+    .formatToParts(n)
+    .map((part) => (part.type === "minusSign" ? MINUS : part.value))
+    .join("");
 }
 
-/** A change of score: "+3", "-2", "0", with the language's signs. */
+/** A bot's name in the page's language: the server names its bots "Bot 3". */
+export function botName(name) {
+  const m = /^Bot (\d+)$/.exec(name);
+  return m ? t("seat.bot_name", { n: Number(m[1]) }) : name;
+}
+
+/** A number as the language writes it (a negative one with a real minus, "−3"). */
+export function num(n) {
+  return written(numbers, n);
+}
+
+/** A change of score: "+3", "−2", "0", with the language's plus and a real minus. */
 export function signed(n) {
-  return signedNumbers.format(n);
+  return written(signedNumbers, n);
 }
 
 /**

@@ -126,7 +126,10 @@ export class Connection {
         this.handlers.onFinal(ev.code);
         return;
       }
-      this.handlers.onStatus("reconnecting");
+      // A room that cannot be loaded because the store is down (docs/protocol.md, "When
+      // the store is unreachable") is still there: say so, and keep trying.
+      const storage = ev.code === CLOSE.ROOM_FAILED && /store/i.test(ev.reason || "");
+      this.handlers.onStatus(storage ? "storage" : "reconnecting");
       const delay = Math.min(8000, 500 * 2 ** this.attempt);
       this.attempt += 1;
       this.timer = setTimeout(() => this.dial(), delay);

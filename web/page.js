@@ -33,22 +33,33 @@ export function shell(...main) {
   const header = h(
     "header",
     { class: "topbar" },
-    h("a", { class: "brand", href: "/" }, h("span", { "aria-hidden": "true" }, "♠♥ "), "Schmier"),
+    h(
+      "a",
+      { class: "brand", href: "/", "aria-label": "Schmier" },
+      h("span", { "aria-hidden": "true" }, "♠♥ "),
+      h("span", { class: "brand-name" }, "Schmier"),
+    ),
     h("div", { class: "topbar-mid", id: "topbar-mid" }),
     h("label", { class: "lang" }, h("span", { class: "sr-only" }, t("language")), picker),
   );
   const banner = h("div", { id: "banner", class: "banner", role: "status", hidden: true });
   const toast = h("div", { id: "toast", class: "toast", role: "alert", hidden: true });
-  document.body.replaceChildren(header, banner, toast, ...main);
+  // The top bar and the banner stick together to the top of the screen: the trump, the
+  // contract and "Connection lost" stay in sight however far the page is scrolled.
+  const top = h("div", { class: "top", id: "top" }, header, banner);
+  document.body.replaceChildren(top, toast, ...main);
 }
 
-/** The connection banner: hidden while open, else "connecting" or "reconnecting". */
+const BANNER = { reconnecting: "reconnecting", storage: "err.store_unavailable" };
+
+/** The connection banner: hidden while open, else "connecting", "reconnecting", or
+ * (still reconnecting) that the server cannot reach its storage. */
 export function showBanner(status) {
   const el = $("banner");
   if (!el) return;
   el.hidden = status === "open";
-  el.textContent = status === "reconnecting" ? t("reconnecting") : t("connecting");
-  document.body.dataset.connection = status;
+  el.textContent = t(BANNER[status] || "connecting");
+  document.body.dataset.connection = status === "storage" ? "reconnecting" : status;
 }
 
 /** The toast: a short message (a refused action), or hidden when `text` is empty. */

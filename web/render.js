@@ -4,7 +4,7 @@
 // which order, and keeps the keyboard focus in place while they are replaced.
 
 import { t } from "./i18n.js";
-import { $, h, keepFocus } from "./dom.js";
+import { $, h, keepFocus, setNextFocus } from "./dom.js";
 import { messagePage, shell, showBanner, showToast } from "./page.js";
 import { myTurn, room, subscribe } from "./state.js";
 import { renderScoreboard, renderTable, renderTopbar } from "./table.js";
@@ -25,13 +25,24 @@ import { listenForTrickKeys, renderTricksBar } from "./lasttrick.js";
 import { renderFairAlert } from "./fairview.js";
 import { historyPanel, refreshHistory } from "./history.js";
 import { renderHandTools } from "./reviewopen.js";
+import { afterRender, afterSelection, listenForArrows, nextThing } from "./keys.js";
+import { settingsPanel } from "./settings.js";
+import { afterRedraw, beforeRedraw } from "./motion.js";
+import { cue } from "./sound.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
   view: renderView,
   status: () => showBanner(room.status),
   chat: renderChat,
-  selection: () =>
+  selection: () => {
+    keepFocus(() => {
+      renderHand();
+      renderActions();
+    });
+    afterSelection();
+  },
+  hint: () =>
     keepFocus(() => {
       renderHand();
       renderActions();
@@ -58,6 +69,8 @@ export function showRoom() {
     });
     subscribed = true;
     listenForTrickKeys();
+    listenForArrows();
+    setNextFocus(nextThing);
   }
   if (room.fatal) {
     renderFatal();
@@ -70,7 +83,8 @@ export function showRoom() {
 }
 
 function renderFatal() {
-  messagePage(room.fatal === "not_found" ? t("err.no_room") : t("err.closed"));
+  const text = { not_found: "err.no_room", lost: "err.room_lost" };
+  messagePage(t(text[room.fatal] || "err.closed"));
 }
 
 /** The page's fixed frame; the parts that follow the game are filled by renderView(). */
@@ -87,10 +101,11 @@ function buildFrame() {
         h("div", { id: "table", class: "table" }),
         h("div", { id: "tricks-bar", class: "tricks-bar", hidden: true }),
         joinPanel(),
-        h("section", { id: "invite", class: "card-panel invite", hidden: true }),
         h("div", { id: "actions", class: "actions" }),
-        h("div", { id: "hand", class: "hand", role: "group", "aria-label": t("hand.yours") }),
+        h("div", { id: "hand", class: "hand", role: "group", tabindex: "-1", "aria-label": t("hand.yours") }),
         h("div", { id: "summary", class: "summary" }),
+        // After the lobby's buttons: "Start the game" is on the first screen, the link below.
+        h("section", { id: "invite", class: "card-panel invite", hidden: true }),
       ),
       h(
         "aside",
@@ -99,6 +114,7 @@ function buildFrame() {
         h("section", { id: "sheet", class: "card-panel sheet" }),
         historyPanel(),
         h("section", { id: "leave", class: "card-panel leave", hidden: true }),
+        settingsPanel(),
       ),
     ),
   );
@@ -115,6 +131,8 @@ function renderView() {
   document.title = `${myTurn() ? "▶ " : ""}Schmier · ${room.code}`;
   document.body.dataset.seq = String(room.seq);
   document.body.dataset.phase = v.phase;
+  // Motion and sound follow the state already drawn; they never hold it back.
+  const before = beforeRedraw();
   keepFocus(() => {
     renderTopbar();
     renderScoreboard();
@@ -128,5 +146,11 @@ function renderView() {
     renderSheet();
     renderLeave();
   });
+  afterRedraw(before);
+  cue(shown, v, room.held);
+  shown = v;
   renderChatForm();
+  afterRender();
 }
+
+let shown = null; // the view drawn last, for the sounds of what changed

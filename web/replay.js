@@ -8,6 +8,7 @@ import { $, fill, h } from "./dom.js";
 import { messagePage, shell } from "./page.js";
 import { api } from "./net.js";
 import { gameOf } from "./games.js";
+import { useDeck } from "./cardface.js";
 import { checkOne, dealsFor, recordOf } from "./deals.js";
 import { renderFairAlert } from "./fairview.js";
 import { reviewView } from "./review.js";
@@ -40,6 +41,7 @@ export async function showReplay(code, n) {
     return;
   }
   const book = gameOf(record.variant);
+  useDeck(book);
   const outcome = checkOne(deals, record, book);
   const review = reviewView(record, book, { code, outcome });
   current = review;

@@ -2,10 +2,10 @@
 // and leaving. Each has a builder for its fixed part of the page frame where it needs
 // one, and a render function that follows the room state.
 
-import { t } from "./i18n.js";
+import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { actionButton } from "./actions.js";
-import { isSeated, joinSeat, legalOf, room, savedName, seatInfo, seatName, sendChat, teamLetter } from "./state.js";
+import { isSeated, joinSeat, legalOf, room, savedName, seatInfo, seatName, seatTitle, sendChat, teamLetter } from "./state.js";
 
 // ---------------------------------------------------------------- join
 
@@ -55,8 +55,8 @@ function seatButton(seat) {
     s.kind === "empty"
       ? t("join.sit", { n: seat + 1 })
       : s.kind === "bot"
-        ? t("join.take_over", { name: s.name, n: seat + 1 })
-        : `${s.name} (${seat + 1})`;
+        ? t("join.take_over", { name: seatTitle(seat), n: seat + 1 })
+        : `${s.name} (${num(seat + 1)})`;
   return h(
     "button",
     {
@@ -132,7 +132,7 @@ export function chatPanel() {
       onsubmit: (ev) => {
         ev.preventDefault();
         const text = input.value.trim();
-        if (text && sendChat(text)) input.value = "";
+        if (text) sendChat(text);
       },
     },
     input,
@@ -155,6 +155,12 @@ export function renderChat() {
     room.chat.map((m) => h("li", {}, h("strong", {}, m.name || seatName(m.seat)), ": ", m.text)),
   );
   log.scrollTop = log.scrollHeight;
+  // Our line came back from the room: the field is cleared (unless already retyped).
+  const input = $("chat-input");
+  if (input && room.chatSent !== null) {
+    if (input.value.trim() === room.chatSent) input.value = "";
+    room.chatSent = null;
+  }
   renderChatForm();
 }
 

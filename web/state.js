@@ -13,14 +13,16 @@
 //   "toast"      a message that shows for a moment (a refused action)
 //   "fatal"      the room is gone or the connection is closed for good
 //   "deals"      the checks of the room's deals made progress (deals.js)
+//   "hint"       a hint arrived (or was picked: a bot's level in the lobby)
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
-import { t, has } from "./i18n.js";
+import { botName, t, has } from "./i18n.js";
 import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
 import { checkDeals, dealsFor, noteDeal } from "./deals.js";
 import { trickHoldMs } from "./hold.js";
+import { useDeck } from "./cardface.js";
 
 const TOAST_MS = 4000;
 const CHAT_KEEP = 200;
@@ -46,7 +48,13 @@ export const room = {
   joinError: "",
   toast: "",
   toastTimer: null,
-  fatal: null, // "not_found" or "closed" once the connection has ended for good
+  fatal: null, // "not_found", "lost" or "closed" once the connection has ended for good
+  moved: null, // the seq of the state a move was sent for (one move per state)
+  chatPending: null, // the chat line sent and not yet seen back from the room
+  chatSent: null, // the last line of ours the room sent back (the field may be cleared)
+  bots: [], // GET /api/bots: the levels a room can seat, strongest first
+  botPicks: {}, // the level picked in the lobby for each empty seat (default: the first)
+  hint: null, // the last `hint` frame, while the turn it was asked for lasts
 };
 
 const subscribers = [];
@@ -114,6 +122,20 @@ export function openRoom(code) {
   room.view = null;
   room.prevTricks = null;
   room.conn.open(getToken(code));
+  loadBots();
+}
+
+/** The bots a room can seat (the lobby's level pickers, the level beside a bot's name). */
+async function loadBots() {
+  try {
+    const res = await api("GET", "/api/bots");
+    if (res.status === 200 && Array.isArray(res.data)) {
+      room.bots = res.data;
+      if (room.view) changed("view");
+    }
+  } catch {
+    /* without the list, bots are added at the server's default level */
+  }
 }
 
 function onFinal(code) {
@@ -124,7 +146,10 @@ function onFinal(code) {
     room.conn.open(null);
     return;
   }
-  room.fatal = code === CLOSE.NO_ROOM ? "not_found" : "closed";
+  // A room this page was in (or holds a seat of) did exist: it is gone from the server
+  // (a restart that kept no rooms), which is not "there is no room with this code".
+  const known = room.view !== null || getToken(room.code) !== null;
+  room.fatal = code === CLOSE.NO_ROOM ? (known ? "lost" : "not_found") : "closed";
   changed("fatal");
 }
 
@@ -132,6 +157,7 @@ function onMessage(msg) {
   if (msg.type === "state") {
     if (typeof msg.seq === "number" && msg.seq < room.seq && room.view) return;
     room.seq = msg.seq;
+    room.moved = null; // a new state (a new socket's too) may be answered afresh
     const fresh = room.conn.ws !== room.socket;
     room.socket = room.conn.ws;
     applyView(msg.view, fresh);
@@ -140,18 +166,34 @@ function onMessage(msg) {
     room.chat = (msg.lines || []).slice(-CHAT_KEEP);
     changed("chat");
   } else if (msg.type === "chat") {
+    if (room.chatPending !== null && msg.seat === room.view?.you) {
+      room.chatSent = room.chatPending;
+      room.chatPending = null;
+    }
     room.chat.push(msg);
     if (room.chat.length > CHAT_KEEP) room.chat.shift();
     changed("chat");
   } else if (msg.type === "error") {
+    // A refusal answers the move or the chat line sent last: either may be sent again.
+    room.moved = null;
+    room.chatPending = null;
     notice(has(`err.${msg.code}`) ? t(`err.${msg.code}`) : msg.message);
+  } else if (msg.type === "hint") {
+    // Only for the view it was asked in: an older one's advice is no advice.
+    if (msg.seq === room.seq && myTurn()) {
+      room.hint = msg;
+      changed("hint");
+    }
   }
 }
 
 function applyView(view, fresh) {
   const prev = room.view;
   room.view = view;
+  // A hint lasts as long as the choices it was one of.
+  if (room.hint && (!prev || JSON.stringify(prev.legal) !== JSON.stringify(view.legal))) room.hint = null;
   room.book = gameOf(view.variant);
+  useDeck(room.book);
   if (view.you === null && getToken(room.code) && room.conn.token) {
     // We said hello with a token and sit nowhere: the seat was left or freed.
     setToken(room.code, null);
@@ -220,11 +262,60 @@ export function seatInfo(seat) {
   return room.view?.seats.find((s) => s.seat === seat) || null;
 }
 
+/** A seat's name; a bot's with its level: "Bot 3 · Strong". */
 export function seatName(seat) {
   if (seat === null || seat === undefined) return "";
   const s = seatInfo(seat);
   if (!s || s.kind === "empty" || !s.name) return t("seat.n", { n: seat + 1 });
-  return s.name;
+  return s.kind === "bot" ? botName(s.name) : s.name;
+}
+
+/**
+ * A seat's name where the seat itself is shown (on the table, in the lobby, in the join
+ * panel): a bot's with its level, "Bot 3 · Normal". Elsewhere (scores, bids, the hand
+ * summary) `seatName` keeps it short, so that the first screen holds what it must.
+ */
+export function seatTitle(seat) {
+  const s = seatInfo(seat);
+  if (s && s.kind === "bot" && s.bot) return t("seat.bot_level", { name: seatName(seat), level: botLabel(s.bot) });
+  return seatName(seat);
+}
+
+/** A bot level's words (`GET /api/bots`): the catalogue's `bot.<name>.label`, else the
+ * server's English label, else the name itself. */
+export function botLabel(name) {
+  if (has(`bot.${name}.label`)) return t(`bot.${name}.label`);
+  return room.bots.find((b) => b.name === name)?.label || name;
+}
+
+/** A bot level's description, translated when the catalogue has it. */
+export function botDescription(name) {
+  if (has(`bot.${name}.description`)) return t(`bot.${name}.description`);
+  return room.bots.find((b) => b.name === name)?.description || "";
+}
+
+/** The level picked for the bot of empty seat `seat` (the strongest, the default). */
+export function botPick(seat) {
+  return room.botPicks[seat] || room.bots[0]?.name || null;
+}
+
+/** Whether this room lets players ask for hints (the `hints` rule). */
+export function hintsOn() {
+  return Boolean(room.view) && room.view.rules.hints !== false;
+}
+
+/** Whether `action` (a `legal` entry) is what the last hint suggested. */
+export function isHinted(action) {
+  const hinted = room.hint?.action;
+  if (!hinted || hinted.type !== action.type) return false;
+  return ["amount", "suit", "card", "seat"].every((k) => hinted[k] === action[k]);
+}
+
+/** The cards the last hint suggests playing or discarding. */
+export function hintedCards() {
+  const hinted = room.hint?.action;
+  if (!hinted) return new Set();
+  return new Set(hinted.type === "play" ? [hinted.card] : hinted.type === "discard" ? hinted.cards : []);
 }
 
 export function teamIndex(seat) {
@@ -248,14 +339,48 @@ export function sideLabel(side) {
 
 // ---------------------------------------------------------------- commands
 
+// The moves of a turn: one is sent per state, so a double tap on a card (or a bid)
+// does not send it twice and earn "It is not your turn." for the second.
+const MOVES = new Set(["bid", "pass", "trump", "discard", "call", "play"]);
+
 /** Send an action (one of `view.legal`, or chat/leave); a toast when offline. */
 export function send(action) {
-  if (!room.conn || !room.conn.send(action)) notice(t("err.offline"));
+  if (MOVES.has(action.type)) {
+    if (room.moved === room.seq) return;
+    room.moved = room.seq;
+  }
+  if (!room.conn || !room.conn.send(action)) {
+    room.moved = null;
+    notice(t("err.offline"));
+  }
 }
 
-/** Send a chat line; whether it went out. */
+/** Add a bot to empty seat `seat` at the level picked for it. */
+export function addBot(seat) {
+  const bot = botPick(seat);
+  send(bot ? { type: "add_bot", seat, bot } : { type: "add_bot", seat });
+}
+
+/** Pick the level of the bot to add at empty seat `seat`. */
+export function pickBot(seat, name) {
+  room.botPicks[seat] = name;
+  changed("hint");
+}
+
+/** Ask the default bot what it would do now (the answer highlights it, never plays it). */
+export function askHint() {
+  send({ type: "hint" });
+}
+
+/**
+ * Send a chat line; whether it went out. The line stays in the field until the room
+ * sends it back (`chatSent` says when): a line the server refuses (too many too fast)
+ * is not lost.
+ */
 export function sendChat(text) {
-  return Boolean(room.conn && room.conn.send({ type: "chat", text }));
+  const sent = Boolean(room.conn && room.conn.send({ type: "chat", text }));
+  room.chatPending = sent ? text : null;
+  return sent;
 }
 
 /** Pick a card for the discard, or put it back. */
@@ -308,5 +433,6 @@ export async function joinSeat(name, seat) {
     return;
   }
   const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many_attempts" };
-  joinFailed(t(reasons[res.status] || "err.network"));
+  const storage = res.status === 503 && /store/i.test(String(res.data?.detail || ""));
+  joinFailed(t(storage ? "err.store_unavailable" : reasons[res.status] || "err.network"));
 }

@@ -3,21 +3,13 @@
 
 import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
-import { SUIT_SYMBOL, cardFace, cardName, cardShort } from "./cards.js";
+import { SUIT_SYMBOL, cardFace, cardName, cardShort, isRed } from "./cards.js";
 import { gameLabel } from "./games.js";
-import { room, seatName, teamIndex, teamLabel, teamLetter } from "./state.js";
+import { room, seatName, seatTitle, teamIndex, teamLabel, teamLetter } from "./state.js";
 
 function trumpText(v) {
   if (v.trump) return [SUIT_SYMBOL[v.trump], " ", t(`suit.${v.trump}`)];
-  if (v.my_trump) {
-    return [
-      SUIT_SYMBOL[v.my_trump],
-      " ",
-      t(`suit.${v.my_trump}`),
-      " ",
-      h("span", { class: "secret" }, t("trump.secret")),
-    ];
-  }
+  if (v.my_trump) return [SUIT_SYMBOL[v.my_trump], " ", t(`suit.${v.my_trump}`)];
   return [t("trump.none")];
 }
 
@@ -26,16 +18,57 @@ export function renderTopbar() {
   const el = $("topbar-mid");
   if (!el || !v) return;
   const suit = v.trump || v.my_trump;
+  // Nothing is trump before the cards are dealt: no "Trump: not yet" in the lobby.
+  const trump =
+    v.phase === "lobby"
+      ? null
+      : h(
+          "span",
+          { class: `trump-chip ${suit ? `suit-${suit}` : ""}`, id: "trump" },
+          h("span", { class: "label" }, t("trump"), ": "),
+          trumpText(v),
+        );
+  // A secret trump says so beside the chip, free to go to a line of its own.
+  const secret = !v.trump && v.my_trump && v.phase !== "lobby";
   fill(
     el,
     h("span", { class: "variant-name" }, gameLabel(v.variant)),
-    h(
-      "span",
-      { class: `trump-chip ${suit ? `suit-${suit}` : ""}`, id: "trump" },
-      h("span", { class: "label" }, t("trump"), ": "),
-      trumpText(v),
-    ),
+    trump,
+    secret ? h("span", { class: "secret" }, t("trump.secret")) : null,
+    contract(v),
   );
+}
+
+/**
+ * The contract, in the top bar beside the trump so that it stays in sight all hand long
+ * (the centre of the table is covered by the trick): the winning bid, and where the
+ * bidder calls a partner by a card, the card called (or that the bidder plays alone).
+ */
+function contract(v) {
+  const parts = [];
+  if (v.bidder !== null && v.bid !== null && !["lobby", "bidding"].includes(v.phase)) {
+    parts.push(
+      h(
+        "span",
+        { class: "chip bid-chip", dataset: { bid: String(v.bid) }, title: t("bid.by", { name: seatName(v.bidder), n: v.bid }) },
+        t("bid.chip", { n: v.bid }),
+      ),
+    );
+  }
+  if (room.book.called_partner && ["play", "hand_over"].includes(v.phase)) {
+    if (v.called) {
+      parts.push(
+        h(
+          "span",
+          { class: `chip called-chip${isRed(v.called) ? " red" : ""}`, dataset: { called: v.called }, title: cardName(v.called) },
+          t("call.called", { card: cardShort(v.called) }),
+        ),
+      );
+    } else if (v.phase === "play") {
+      parts.push(h("span", { class: "chip called-chip", dataset: { called: "" } }, t("call.alone_now")));
+    }
+  }
+  return parts.length ? h("span", { class: "contract", id: "contract" }, parts) : null;
 }
 
 export function renderScoreboard() {
@@ -73,8 +106,9 @@ export function renderTable() {
   const seats = v.seats.map((s) => {
     const a = relativeAngle(s.seat, n, me);
     const chip = seatChip(v, s);
-    chip.style.left = `${50 + 39 * Math.cos(a)}%`;
-    chip.style.top = `${50 + 41 * Math.sin(a)}%`;
+    // Kept whole inside the table's edge, whatever the table's size and the chip's.
+    chip.style.left = `clamp(calc(var(--seat-w) / 2 + 4px), ${50 + 39 * Math.cos(a)}%, calc(100% - var(--seat-w) / 2 - 4px))`;
+    chip.style.top = `clamp(var(--seat-h-half), ${50 + 41 * Math.sin(a)}%, calc(100% - var(--seat-h-half)))`;
     return chip;
   });
   const showing = room.held ? room.held.cards : v.trick || [];
@@ -92,7 +126,7 @@ export function renderTable() {
       cardFace(p.card),
     );
     card.style.left = `${50 + 18 * Math.cos(a)}%`;
-    card.style.top = `${50 + 24 * Math.sin(a)}%`;
+    card.style.top = `${50 + 22 * Math.sin(a)}%`;
     card.style.zIndex = String(10 + i);
     return card;
   });
@@ -121,12 +155,14 @@ function seatChip(v, s) {
       "div",
       { class: "seat-top" },
       turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, "▶") : null,
-      h("span", { class: "seat-name" }, s.kind === "empty" ? t("seat.empty") : s.name),
+      // An empty seat is named by its number, as the join panel's "Sit in seat 4" says.
+      h("span", { class: "seat-name" }, seatTitle(s.seat)),
       s.seat === v.dealer ? h("span", { class: "badge dealer", title: t("seat.dealer") }, "D") : null,
     ),
     h(
       "div",
       { class: "seat-meta" },
+      s.kind === "empty" ? h("span", { class: "badge empty" }, t("seat.empty")) : null,
       s.kind === "bot" ? h("span", { class: "badge bot" }, t("seat.bot")) : null,
       s.kind === "human" && !s.connected ? h("span", { class: "badge away" }, t("seat.away")) : null,
       v.phase !== "lobby"
@@ -150,7 +186,8 @@ function seatBidBadge(v, seat) {
 }
 
 function seatDescription(v, s) {
-  const parts = [s.kind === "empty" ? t("seat.empty") : s.name];
+  const parts = [seatTitle(s.seat)];
+  if (s.kind === "empty") parts.push(t("seat.empty"));
   if (s.seat === v.you) parts.push(t("seat.you"));
   if (s.kind === "bot") parts.push(t("seat.bot"));
   if (s.kind === "human" && !s.connected) parts.push(t("seat.away"));

@@ -10,6 +10,7 @@ from fastapi.staticfiles import StaticFiles
 
 from schmier import __version__
 from schmier.api.http import Limits, page_routes, router, web_directory
+from schmier.api.install import install_routes
 from schmier.api.security import SecurityHeaders
 from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
                 await the_store.start()
             if node is not None:
                 await node.start()
+            rooms.pool.warm()
             yield
         finally:
             await collector.aclose()
@@ -89,6 +91,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     web = web_directory()
     if web is not None:
         app.include_router(page_routes(web))
+        app.include_router(install_routes(web))
         app.mount("/static", StaticFiles(directory=web), name="static")
     app.add_middleware(SecurityHeaders)
     return app

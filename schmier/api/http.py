@@ -14,9 +14,11 @@ from fastapi.routing import APIRoute
 
 from schmier import __version__, engine
 from schmier.config import Settings
+from schmier.engine.bots import levels
 from schmier.limits import Budget, LocalBudget, SharedBudget
 from schmier.metrics import Metrics
 from schmier.protocol import (
+    BotInfo,
     CreateRoom,
     HandRecord,
     HandSummary,
@@ -291,6 +293,16 @@ async def variants() -> list[dict[str, Any]]:
     return engine.describe_all()
 
 
+@router.get("/api/bots", response_model=list[BotInfo])
+async def bots() -> list[dict[str, str]]:
+    """The bots a room can seat, strongest first; the first is the server's default
+    (it fills seats, plays for away players and answers hints)."""
+    return [
+        {"name": lvl.name, "label": lvl.label, "description": lvl.description}
+        for lvl in levels.LEVELS
+    ]
+
+
 @router.get("/api/protocol.json")
 async def protocol_json() -> dict[str, Any]:
     """JSON Schema of every frame and HTTP body."""
@@ -324,6 +336,12 @@ def page_routes(web: Path) -> APIRouter:
 
     @pages.get("/r/{code}/h/{n}", include_in_schema=False)
     async def hand_page(code: str, n: str) -> FileResponse:
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    @pages.get("/r/{rest:path}", include_in_schema=False)
+    async def other_room_page(rest: str) -> FileResponse:
+        # Any other address under /r/ (an encoded "/" in a code, a part too many) gets
+        # the page too, which says there is no such room, rather than a bare JSON 404.
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
 
     return pages

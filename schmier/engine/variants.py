@@ -172,6 +172,9 @@ class Rules:
     kitty: int | None = None
     #: Games with two jokers (wisconsin4): which joker wins when both fall in one trick.
     joker_order: str | None = None
+    #: A player may ask the server's default bot for a hint on their turn (the room's
+    #: `hint` frame); the game itself never reads it.
+    hints: bool = True
 
 
 JOKER_ORDERS = ("first_high", "second_high")
@@ -236,6 +239,7 @@ RULE_SPECS: tuple[RuleSpec, ...] = (
     RuleSpec(
         "joker_order", "choice", dict.fromkeys(_TWO_JOKERS, "first_high"), choices=JOKER_ORDERS
     ),
+    RuleSpec("hints", "bool", dict.fromkeys(_ALL, True)),
 )
 _SPEC = {spec.name: spec for spec in RULE_SPECS}
 

@@ -22,6 +22,7 @@ from schmier.protocol.client import (
     Discard,
     Entropy,
     Hello,
+    Hint,
     Leave,
     Pass,
     Play,
@@ -32,6 +33,7 @@ from schmier.protocol.client import (
     parse_client_frame,
 )
 from schmier.protocol.http import (
+    BotInfo,
     CreateRoom,
     Joined,
     JoinRoom,
@@ -56,6 +58,7 @@ from schmier.protocol.server import (
     ChatLine,
     DealView,
     ErrorFrame,
+    HintFrame,
     LastHand,
     NextDealView,
     PausedFrame,
@@ -99,6 +102,7 @@ def protocol_schema() -> dict[str, Any]:
             "hands": HandSummary.model_json_schema(),
             "hand_record": HandRecord.model_json_schema(),
             "history": RoomHistory.model_json_schema(),
+            "bots": BotInfo.model_json_schema(),
         },
     }
 
@@ -117,6 +121,7 @@ __all__ = [
     "AddBot",
     "Bid",
     "BidView",
+    "BotInfo",
     "Call",
     "Card",
     "Chat",
@@ -135,6 +140,8 @@ __all__ = [
     "HandRecord",
     "HandSummary",
     "Hello",
+    "Hint",
+    "HintFrame",
     "JoinRoom",
     "Joined",
     "LastHand",

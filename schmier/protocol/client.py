@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from schmier.engine import MAX_DISCARD, Action
+from schmier.engine.bots import levels
 from schmier.engine.cards import CARD_INDEX, SUITS
 from schmier.protocol.vocabulary import CHAT_MAX, Card, EntropyHex, Suit
 
@@ -37,10 +38,20 @@ class Chat(_Frame):
 
 
 class AddBot(_Frame):
-    """Lobby: put a bot in an empty seat."""
+    """Lobby: put a bot in an empty seat; `bot` names its level (`GET /api/bots`),
+    omitted for the server's default bot."""
 
     type: Literal["add_bot"]
     seat: int
+    bot: str | None = Field(None, max_length=40)
+
+    @field_validator("bot")
+    @classmethod
+    def _known(cls, value: str | None) -> str | None:
+        if value is not None and value not in levels.BY_NAME:
+            known = ", ".join(level.name for level in levels.LEVELS)
+            raise ValueError(f"unknown bot {value!r}; the bots are {known}")
+        return value
 
 
 class RemoveBot(_Frame):
@@ -133,6 +144,13 @@ class Entropy(_Frame):
     value: EntropyHex
 
 
+class Hint(_Frame):
+    """Ask the default bot what it would do now, on the asker's own turn; answered to
+    this socket only with a `hint` frame (one entry of the asker's `legal`)."""
+
+    type: Literal["hint"]
+
+
 class Leave(_Frame):
     """Extension: give up the seat. In the lobby it empties; in a game a bot takes it.
 
@@ -156,7 +174,8 @@ ClientFrame = Annotated[
     | Play
     | Rematch
     | Leave
-    | Entropy,
+    | Entropy
+    | Hint,
     Field(discriminator="type"),
 ]
 CLIENT_FRAME: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)

@@ -43,12 +43,22 @@ class RoomCreated(BaseModel):
 
 
 class SeatInfo(BaseModel):
-    """A seat in `GET /api/rooms/{code}`."""
+    """A seat in `GET /api/rooms/{code}`; a bot's seat names its level as `bot`."""
 
     seat: int
     name: str | None
     kind: SeatKind
     connected: bool
+    bot: str | None = Field(None, exclude_if=lambda value: value is None)
+    """The bot's level (`GET /api/bots`); only a bot's seat has the key."""
+
+
+class BotInfo(BaseModel):
+    """One entry of `GET /api/bots` (strongest first; the first is the default bot)."""
+
+    name: str
+    label: str
+    description: str
 
 
 class RoomInfo(BaseModel):

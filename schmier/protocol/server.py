@@ -21,13 +21,14 @@ class _Out(BaseModel):
 
 
 class SeatView(_Out):
-    """One seat as everybody sees it."""
+    """One seat as everybody sees it; a bot's seat names its level (`GET /api/bots`)."""
 
     seat: int
     name: str | None
     kind: SeatKind
     connected: bool
     cards: int
+    bot: str | None = None
 
 
 class Played(_Out):
@@ -147,6 +148,16 @@ class ChatHistoryFrame(_Out):
     lines: list[ChatLine]
 
 
+class HintFrame(_Out):
+    """The answer to `hint`, to the asking socket only: what the default bot would do
+    for the asker now, one entry of the asker's `legal` at `seq` (a discard with its
+    `cards`). The client shows it; it is never played for the player."""
+
+    type: Literal["hint"]
+    seq: int
+    action: dict[str, Any]
+
+
 class PausedFrame(_Out):
     """(extension) The table is paused: the server cannot save anything right now (its
     store is unreachable). Actions are answered `store_unavailable` until `resumed`."""
@@ -164,8 +175,16 @@ class ResumedFrame(_Out):
 
 
 ServerFrame = Annotated[
-    StateFrame | ErrorFrame | ChatFrame | ChatHistoryFrame | PausedFrame | ResumedFrame,
+    StateFrame | ErrorFrame | ChatFrame | ChatHistoryFrame | PausedFrame | ResumedFrame | HintFrame,
     Field(discriminator="type"),
 ]
 SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
-SERVER_TYPES: tuple[str, ...] = ("state", "error", "chat", "chat_history", "paused", "resumed")
+SERVER_TYPES: tuple[str, ...] = (
+    "state",
+    "error",
+    "chat",
+    "chat_history",
+    "paused",
+    "resumed",
+    "hint",
+)

@@ -9,7 +9,8 @@ back; `seq` is the store version. A commit either succeeds or raises, and the co
 asked for it alone decides what is sent then.
 
 Timers (bots, the pause between hands, autoplay for a silent player, the idle stop) come
-from the room's `Clock`: the loop waits for its mailbox until the next one is due.
+from the room's `Clock`: the loop waits for its mailbox until the next one is due. Bots
+decide in the server's worker pool, never on the loop (`thinking.py`).
 
 With several instances on one Redis the actor runs only on the instance holding the
 room's lease, and every commit carries the lease value, so the store refuses it once the
@@ -32,8 +33,8 @@ from typing import Any
 from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
-from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Leave, Start
-from schmier.rooms import autoplay, chat, mailbox, outage, table
+from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
+from schmier.rooms import chat, mailbox, outage, table, thinking
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import (
@@ -66,14 +67,13 @@ class RoomActor(mailbox.Door):
         lease: str | None = None,
         link: Link[RoomActor] | None = None,
         shuffler: Shuffler | None = None,
+        pool: thinking.Pool,
     ) -> None:
         super().__init__(record.code)
         self.record = record
         self.version = version
-        self.lease = lease
-        """The lease value every commit must match (None: single instance, no lease)."""
-        self.lost = False
-        """The lease is gone: nothing more may be written or answered for the room."""
+        self.lease = lease  # the value every commit must match (None: no lease, one instance)
+        self.lost = False  # the lease is gone: nothing more may be written or answered
         self.remote_peers: dict[tuple[str, str], Peer] = {}
         """Sockets of other instances, by (instance, socket id); kept by the cluster."""
         self._store = store
@@ -81,11 +81,12 @@ class RoomActor(mailbox.Door):
         self._metrics = metrics
         self._on_exit = on_exit
         self._link = link
-        self._shuffler = shuffler or SecureShuffler()
+        self._shuffler = shuffler = shuffler or SecureShuffler()
         self._peers = Sockets()
         self._rng = random.Random(secrets.randbits(64))
         self._loop = asyncio.get_running_loop()
         self.clock = Clock(settings, self._loop.time())
+        self._thinking = thinking.Thinking(pool, self.clock, self.thought, self._peers, shuffler)
         self._talk = chat.Talk(store, self.code, settings, lease)
         self._task: asyncio.Task[None] | None = None
         self._frames = LatestFrames()
@@ -160,6 +161,7 @@ class RoomActor(mailbox.Door):
         owner) once told that this one gave it up.
         """
         self.closed = True
+        self._thinking.stop()
         self._on_exit(self)
         code = CloseCode.SERVICE_RESTART if self._stopping else CloseCode.INTERNAL_ERROR
         instances = self._peers.close_own(code)
@@ -198,6 +200,9 @@ class RoomActor(mailbox.Door):
                 await self._from_cluster(message)
             case mailbox.Store() | mailbox.Lease():
                 await outage.handle(self, message)
+            case mailbox.Thought(job=job):
+                if (change := self._thinking.arrived(self.record, self.version, job)) is not None:
+                    await self._apply(change)
 
     async def _from_cluster(self, message: mailbox.Remote | mailbox.Gone) -> None:
         """Another instance's operation, or its end: the cluster applies it here."""
@@ -280,8 +285,8 @@ class RoomActor(mailbox.Door):
             self._link.publish(self, instances, snapshot or self.record.to_bytes())
 
     def _send_state(self, peer: Peer) -> None:
-        """Send `peer` the current view (another instance's socket gets it from there:
-        the cluster publishes the snapshot to its instance)."""
+        """Send `peer` the current view (another instance's socket gets it from its own
+        instance, to which the cluster publishes the snapshot)."""
         if peer.instance is None:
             peer.send(self._state_frame(peer.seat))
 
@@ -394,6 +399,8 @@ class RoomActor(mailbox.Door):
             await self._chat_line(seat, frame.text)
         elif isinstance(frame, Leave):
             await self._leave(seat, op)
+        elif isinstance(frame, Hint):
+            self._thinking.hint(self.record, self.version, seat, peer, self._rng)
         else:
             change = table.for_frame(self.record, seat, frame, self._shuffler)
             await self._apply(change.with_op(op))
@@ -436,6 +443,6 @@ class RoomActor(mailbox.Door):
         if self.record.seats[seat].kind == "human":
             self.clock.autopilot.add(seat)
             event("room.autoplay", room=self.code, seat=seat)
-        change = autoplay.move(self.record, seat, self._rng, self._shuffler)
+        change = self._thinking.move(self.record, seat, self._rng)
         if change is not None:
             await self._apply(change)

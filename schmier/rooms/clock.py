@@ -42,6 +42,8 @@ class Clock:
     disconnected_since: dict[int, float] = field(default_factory=dict)
     autopilot: set[int] = field(default_factory=set)
     """Seats of absent players whose turns the bot plays at bot speed until they return."""
+    thinking: set[int] = field(default_factory=set)
+    """Seats whose bot is deciding (`thinking.py`): nothing is due for them meanwhile."""
     idle_since: float | None = None
     """Since when no socket is connected (None: some is)."""
     retry_at: float = 0.0
@@ -108,12 +110,13 @@ class Clock:
     # ------------------------------------------------------------ due times
 
     def seat_due(self, record: RoomRecord, seat: int, present: bool) -> float | None:
-        """When the bot policy acts for `seat`, or None while a person has the turn.
+        """When the bot policy acts for `seat`, or None while a person has the turn (or
+        while the bot is already deciding).
 
         `present`: whether a socket of that seat is connected.
         """
         since = self.turn_since.get(seat)
-        if since is None:
+        if since is None or seat in self.thinking:
             return None
         kind = record.seats[seat].kind
         if kind == "bot" or seat in self.autopilot:

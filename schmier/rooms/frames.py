@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from schmier import engine
-from schmier.rooms.record import RoomRecord
+from schmier.rooms.record import RoomRecord, Seat
 
 
 def lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
@@ -33,6 +33,14 @@ def lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
     return legal
 
 
+def seat_entry(entry: dict[str, Any], seat: Seat) -> dict[str, Any]:
+    """The engine's public entry of a seat with who sits there (a bot: its level)."""
+    out = {**entry, "name": seat.name, "kind": seat.kind, "connected": seat.connected}
+    if seat.kind == "bot":
+        out["bot"] = seat.bot
+    return out
+
+
 def public_part(record: RoomRecord) -> dict[str, Any]:
     """Everything of the room's view that every viewer gets alike, room fields included."""
     if record.state is None:
@@ -45,15 +53,7 @@ def public_part(record: RoomRecord) -> dict[str, Any]:
     pending = record.next_deal
     base["next_deal"] = None if pending is None else {"commitment": pending.commitment}
     base["deal"] = None if record.dealt is None else {"commitment": record.dealt}
-    base["seats"] = [
-        {
-            **entry,
-            "name": record.seats[entry["seat"]].name,
-            "kind": record.seats[entry["seat"]].kind,
-            "connected": record.seats[entry["seat"]].connected,
-        }
-        for entry in base["seats"]
-    ]
+    base["seats"] = [seat_entry(entry, record.seats[entry["seat"]]) for entry in base["seats"]]
     return base
 
 

@@ -97,13 +97,21 @@ class Lease:
 
 
 @dataclass
+class Thought:
+    """A decision computed off the loop came back (`thinking.Job`): a bot's move or a
+    hint, for the room to use or drop."""
+
+    job: Any
+
+
+@dataclass
 class Stop:
     """Stop after the message in flight; `lost`: the lease is gone (write nothing more)."""
 
     lost: bool = False
 
 
-Message = Connect | Join | Frame | Disconnect | Stop | Remote | Gone | Store | Lease
+Message = Connect | Join | Frame | Disconnect | Stop | Remote | Gone | Store | Lease | Thought
 
 
 class Mailbox:
@@ -229,6 +237,11 @@ class Door:
         if not self.closed:
             self._mailbox.put_nowait(Store(up))
 
+    def thought(self, job: Any) -> None:
+        """A decision came back from the bot pool (called on the loop); never blocks."""
+        if not self.closed:
+            self._mailbox.put_nowait(Thought(job))
+
     def instance_gone(self, instance: str) -> None:
         """`instance` no longer listens: its sockets here are gone."""
         if not self.closed:
@@ -249,5 +262,6 @@ __all__ = [
     "Remote",
     "Stop",
     "Store",
+    "Thought",
     "answer",
 ]

@@ -17,12 +17,14 @@ from typing import Any
 import orjson
 
 from schmier import engine
+from schmier.engine.bots import levels
 from schmier.protocol import SeatKind
 from schmier.rooms.fairness import NextDeal
 
-SNAPSHOT_FORMAT = 2
-"""2 added `next_deal` and `dealt`; a format 1 snapshot is still read (see `from_bytes`)."""
-READABLE_FORMATS = (1, 2)
+SNAPSHOT_FORMAT = 3
+"""2 added `next_deal` and `dealt`; 3 the `bot` of a bot's seat. Older snapshots are still
+read (see `from_bytes`)."""
+READABLE_FORMATS = (1, 2, 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +36,17 @@ class Seat:
     token_hash: str | None = None
     """SHA-256 of the seat's token; only human seats have one."""
     connected: bool = False
+    bot: str | None = None
+    """The level (`levels.LEVELS` name) of a bot's seat; None for any other seat."""
 
 
-def bot_seat(seat: int) -> Seat:
-    """A bot sitting at `seat` (bots are named after their chair)."""
-    return Seat(kind="bot", name=f"Bot {seat + 1}")
+def bot_seat(seat: int, bot: str | None = None) -> Seat:
+    """A bot of level `bot` (None: the default) sitting at `seat`.
+
+    Bots are named after their chair; the client shows the level beside the name.
+    Raises ``KeyError`` for an unknown level.
+    """
+    return Seat(kind="bot", name=f"Bot {seat + 1}", bot=levels.level(bot).name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +111,7 @@ class RoomRecord:
                     "name": s.name,
                     "token_hash": s.token_hash,
                     "connected": s.connected,
+                    "bot": s.bot,
                 }
                 for s in self.seats
             ],
@@ -120,8 +129,9 @@ class RoomRecord:
         """A record from its store snapshot.
 
         A format 1 snapshot (written before provably fair deals) has no next seed; the
-        room's next change adds one. Reading draws no randomness, so every instance
-        reading a snapshot gets the same record.
+        room's next change adds one. Before format 3 a bot's seat had no level: it is the
+        default bot. Reading draws no randomness, so every instance reading a snapshot
+        gets the same record.
         """
         body = orjson.loads(data)
         if body.get("format") not in READABLE_FORMATS:
@@ -133,6 +143,7 @@ class RoomRecord:
                 name=s["name"],
                 token_hash=s["token_hash"],
                 connected=bool(s["connected"]),
+                bot=(s.get("bot") or levels.DEFAULT) if s["kind"] == "bot" else None,
             )
             for s in body["seats"]
         )
@@ -152,13 +163,15 @@ class RoomRecord:
         )
 
     def public_seats(self, live: bool = True) -> list[dict[str, Any]]:
-        """Seats as `GET /api/rooms/{code}` shows them (no token hash, of course)."""
+        """Seats as `GET /api/rooms/{code}` shows them (no token hash, of course); a
+        bot's entry carries its level as `bot`."""
         return [
             {
                 "seat": k,
                 "name": s.name,
                 "kind": s.kind,
                 "connected": s.connected and live,
+                **({"bot": s.bot} if s.kind == "bot" else {}),
             }
             for k, s in enumerate(self.seats)
         ]

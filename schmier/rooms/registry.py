@@ -17,6 +17,7 @@ from schmier.config import Settings
 from schmier.logs import event
 from schmier.metrics import Metrics
 from schmier.protocol import ClientFrame
+from schmier.rooms import thinking
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.archive import Archive
 from schmier.rooms.codes import new_code
@@ -75,8 +76,16 @@ class ShuttingDown(Exception):
 class Rooms:
     """Registry of live room actors, kept on `app.state.rooms`."""
 
-    def __init__(self, store: RoomStore, settings: Settings, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        store: RoomStore,
+        settings: Settings,
+        metrics: Metrics,
+        pool: thinking.Pool | None = None,
+    ) -> None:
         self.store = store
+        self.pool = pool or thinking.Pool(settings.thinking_workers)
+        """The workers every room's bots decide in (`thinking.py`)."""
         self.settings = settings
         self.metrics = metrics
         self.opener: RoomOpener | None = None
@@ -149,6 +158,7 @@ class Rooms:
             on_exit=self._forget,
             lease=lease,
             link=link,
+            pool=self.pool,
         )
         self.live[code] = actor
         self.metrics.live_rooms.set(len(self.live))
@@ -206,3 +216,4 @@ class Rooms:
         await asyncio.gather(*(a.stop() for a in actors), return_exceptions=True)
         if self.opener is not None:
             await self.opener.close()
+        await self.pool.close()

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, Protocol
 
 from schmier import engine
 from schmier.engine import Action
+from schmier.engine.bots import levels
 from schmier.protocol import ACTION_FRAMES, AddBot, Entropy, RemoveBot, Start
 from schmier.rooms import fairness
 from schmier.rooms.codes import hash_token, new_token
@@ -137,7 +138,7 @@ def act(record: RoomRecord, seat: int, action: Action, shuffler: Shuffler) -> Ch
 def for_frame(record: RoomRecord, seat: int, frame: Any, shuffler: Shuffler) -> Change:
     """The change a lobby frame or a game action of `seat` asks for."""
     if isinstance(frame, AddBot):
-        return add_bot(record, frame.seat)
+        return add_bot(record, frame.seat, frame.bot)
     if isinstance(frame, RemoveBot):
         return remove_bot(record, frame.seat)
     if isinstance(frame, Start):
@@ -149,12 +150,14 @@ def for_frame(record: RoomRecord, seat: int, frame: Any, shuffler: Shuffler) -> 
     raise Refused("bad_message", f"a {frame.type!r} frame is not a table action")
 
 
-def add_bot(record: RoomRecord, seat: int) -> Change:
-    """Lobby: a bot takes an empty seat."""
+def add_bot(record: RoomRecord, seat: int, bot: str | None = None) -> Change:
+    """Lobby: a bot of level `bot` (None: the default bot) takes an empty seat."""
+    if bot is not None and bot not in levels.BY_NAME:
+        raise Refused("bad_message", f"unknown bot {bot!r}")
     _in_lobby(record)
     if not 0 <= seat < len(record.seats) or record.seats[seat].kind != "empty":
         raise Refused("illegal", "a bot can only sit in an empty seat")
-    return Change(record.with_seat(seat, bot_seat(seat)))
+    return Change(record.with_seat(seat, bot_seat(seat, bot)))
 
 
 def remove_bot(record: RoomRecord, seat: int) -> Change:
@@ -194,7 +197,8 @@ def _in_lobby(record: RoomRecord) -> None:
 
 
 def leave(record: RoomRecord, seat: int) -> Change:
-    """A player gives the seat up: it empties in the lobby; in a game a bot takes over."""
+    """A player gives the seat up: it empties in the lobby; in a game the default bot
+    takes over."""
     replacement = Seat() if record.state is None else bot_seat(seat)
     return Change(record.with_seat(seat, replacement))
 

@@ -125,8 +125,11 @@ class PageFactory:
 
 
 @pytest.fixture
-def pages(browser: Browser) -> Iterator[PageFactory]:
-    """Open watched pages; the test fails on any console error, page error or dialog."""
+def pages(browser: Browser, server_factory: Any) -> Iterator[PageFactory]:
+    """Open watched pages; the test fails on any console error, page error or dialog.
+
+    It asks for `server_factory` so that the servers a test starts outlive its pages:
+    a page closed after its server would log the refused reconnections as errors."""
     factory = PageFactory(browser)
     yield factory
     factory.close()
@@ -199,7 +202,14 @@ def screenshot(page: Page, name: str, at: str | None = None) -> None:
     if at is None:
         page.evaluate("window.scrollTo(0, 0)")
     else:
-        page.locator(at).scroll_into_view_if_needed()
+        # The panel may be redrawn (a new state) while it is scrolled to: try again.
+        for attempt in range(3):
+            try:
+                page.locator(at).scroll_into_view_if_needed(timeout=5_000)
+                break
+            except Exception:
+                if attempt == 2:
+                    raise
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
 
 

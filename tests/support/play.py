@@ -72,10 +72,14 @@ def action_key(entry: dict[str, Any]) -> tuple[str, str, str, str, str]:
     return (kind, text("amount"), text("suit"), text("card"), text("seat"))
 
 
-def card_name(card: str) -> str:
-    """The English accessible name the page must give a card."""
+TWO_JOKERS = {"wisconsin4"}
+"""The games whose deck has two jokers, "Joker 1" (`X1`) and "Joker 2" (`X2`)."""
+
+
+def card_name(card: str, variant: str | None = None) -> str:
+    """The English accessible name the page must give a card (in `variant`'s deck)."""
     if card.startswith("X"):
-        return "Joker"
+        return f"Joker {card[1]}" if variant in TWO_JOKERS else "Joker"
     return f"{RANKS[card[0]]} of {SUITS[card[1]]}"
 
 
@@ -84,7 +88,7 @@ def check_contract(shot: dict[str, Any], view: dict[str, Any]) -> None:
     hand = sorted(button["card"] for button in shot["hand"])
     assert hand == sorted(view["hand"]), (hand, view["hand"])
     for button in shot["hand"]:
-        assert button["label"] == card_name(button["card"])
+        assert button["label"] == card_name(button["card"], view["variant"])
     seated = view["you"] is not None
     assert any(b.get("action") == "leave" for b in shot["actions"]) == seated
     legal = view["legal"]
@@ -104,8 +108,9 @@ def check_contract(shot: dict[str, Any], view: dict[str, Any]) -> None:
     assert len(discard_buttons) == (1 if discard else 0)
 
 
-def act(table: Table, view: dict[str, Any], keyboard: bool = False) -> bool:
-    """Make one move by clicking (or Tab-free keyboard: focus, Enter); whether we moved."""
+def act(table: Table, view: dict[str, Any], keyboard: bool = False, touch: bool = False) -> bool:
+    """Make one move by clicking (or tapping, or Tab-free keyboard: focus, Enter); whether
+    we moved."""
     page = table.page
     legal = view["legal"]
 
@@ -113,6 +118,8 @@ def act(table: Table, view: dict[str, Any], keyboard: bool = False) -> bool:
         if keyboard:
             page.focus(selector)
             page.keyboard.press("Enter")
+        elif touch:
+            page.tap(selector)
         else:
             page.click(selector)
 
@@ -162,6 +169,7 @@ def drive(
     hook: Hook | None = None,
     limit: float = 120,
     keyboard: bool = False,
+    touch: bool = False,
 ) -> dict[str, Any]:
     """Play by clicking until `done(view)`; every step is checked against its view."""
     deadline = time.monotonic() + limit
@@ -173,7 +181,7 @@ def drive(
         if done(view):
             return view
         assert time.monotonic() < deadline, f"no end in sight (phase {view['phase']})"
-        acted = act(table, view, keyboard)
+        acted = act(table, view, keyboard, touch)
         try:
             table.wait_change(shot["seq"])
             if acted:

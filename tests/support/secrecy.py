@@ -14,7 +14,7 @@ from schmier import engine
 from schmier.rooms.record import RoomRecord
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
-ROOM_SEAT_FIELDS = ("name", "kind", "connected")
+ROOM_SEAT_FIELDS = ("name", "kind", "connected", "bot")
 ROOM_FIELDS = ("code", "next_deal", "deal")
 """What the server adds to the engine's view: the room's code and the deal commitments."""
 
@@ -41,6 +41,42 @@ def engine_part(view: dict[str, Any]) -> dict[str, Any]:
         {k: v for k, v in s.items() if k not in ROOM_SEAT_FIELDS} for s in view["seats"]
     ]
     return out
+
+
+async def ask_hint(client: Any) -> None:
+    """Ask for a hint and wait (without taking any frame off the socket's queue) until
+    the room has answered: the hint, or an error, or a new state (the room moved on
+    before the bot had decided, so no hint comes). A `Player.before_act` hook."""
+    start = len(client.frames)
+    await client.send({"type": "hint"})
+    deadline = asyncio.get_running_loop().time() + 20
+    while not any(f["type"] in ("hint", "error", "state") for f in client.frames[start:]):
+        assert asyncio.get_running_loop().time() < deadline, "the hint was never answered"
+        await asyncio.sleep(0.005)
+
+
+def check_hints(frames: list[dict[str, Any]]) -> int:
+    """Every `hint` a socket got is one entry of the `legal` of the state it last had,
+    at that state's `seq`, naming no card the seat's own view does not: it tells the seat
+    nothing its own view does not (that view is checked against the true state). The count."""
+    from schmier.rooms.autoplay import is_legal
+
+    last: dict[str, Any] | None = None
+    count = 0
+    for frame in frames:
+        if frame["type"] == "state":
+            last = frame
+        elif frame["type"] == "hint":
+            assert last is not None, "a hint before any state"
+            view = last["view"]
+            assert frame["seq"] == last["seq"], (frame, last["seq"])
+            assert view["you"] is not None and view["you"] in view["turn"], frame
+            assert is_legal(frame["action"], view["legal"]), (frame, view["legal"])
+            # Its own cards, or a card its `legal` names (a partner's card to call).
+            assert cards_in(frame) <= set(view["hand"]) | cards_in(view["legal"]), frame
+            assert set(frame) == {"type", "seq", "action"}, frame
+            count += 1
+    return count
 
 
 def states_of(variant: str, rules: dict[str, Any], dealer: int, log: list[bytes]) -> list[Any]:

@@ -43,6 +43,7 @@ from schmier.protocol import SERVER_FRAME
 
 FAST: dict[str, Any] = {
     "bot_delay": 0.0,
+    "bot_workers": 0,
     "hand_pause": 0.0,
     "trick_pause": 0.0,
     "create_rate": 10_000,

@@ -42,6 +42,9 @@ class Budget:
     max_worlds: int = 240
     #: Worlds per bid, trump, call or discard decision (each tries every option).
     hand_worlds: int = 80
+    #: Worlds at most when the last tricks are solved exactly (each solve tries every
+    #: line of play, so a few dozen worlds cost as much as the playouts).
+    exact_worlds: int = 40
     #: Card decisions roll out with the rollout policy (`policy`), else random cards.
     smart: bool = True
 
@@ -118,6 +121,8 @@ def play(know: Know, cards: list[str], rng: random.Random, budget: Budget) -> st
         else 0
     )
     exact = know.hand.bit_count() <= exact_cards(know.n)
+    if exact:
+        worlds = min(worlds, budget.exact_worlds)
     totals = [0.0] * len(options)
     for _ in range(worlds):
         world = sample(know, rng)

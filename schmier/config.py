@@ -91,6 +91,15 @@ class Settings(BaseSettings):
         ge=0,
         description="Seconds a disconnected player's turn waits before the bot plays it.",
     )
+    turn_timer_scale: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description=(
+            "Factor on the seconds of the `turn_seconds` room rule (1: as set); below 1 "
+            "for tests and demonstrations only."
+        ),
+    )
     room_ttl: int = Field(
         7 * 24 * 3600, ge=60, description="Seconds an untouched room is kept in the store."
     )

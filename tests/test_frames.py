@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import time
+from dataclasses import replace
 
 import orjson
 import pytest
@@ -16,7 +18,6 @@ def _record(variant: str, state: engine.State | None) -> RoomRecord:
     record = RoomRecord.new("abcdefghij", variant, engine.make_rules(variant))
     record = record.with_seat(0, Seat(kind="human", name='Ann "<b>"', connected=True))
     record = record.with_seat(1, bot_seat(1))
-    from dataclasses import replace
 
     return replace(record, state=state)
 
@@ -50,6 +51,7 @@ def test_spliced_frames_equal_whole_views(variant: str) -> None:
             else:
                 whole = engine.view(record.state, seat)
             assert view.pop("code") == record.code
+            assert view.pop("turn_ends_in") is None  # no timer in these rooms
             # The commitments are the room's (the engine knows nothing of seeds).
             pending = record.next_deal
             assert view.pop("next_deal") == (
@@ -67,3 +69,26 @@ def test_spliced_frames_equal_whole_views(variant: str) -> None:
             if record.state is None:
                 del view["legal"], whole["legal"]
             assert view == whole
+
+
+def test_the_time_left_of_a_timed_turn_is_written_when_a_frame_is_made() -> None:
+    """The version's frames are kept, but each one sent says the time left then: a
+    frame made after the deadline says 0, never less, and the rest of the frame is the
+    kept one."""
+    variant = "schmier6"
+    state = engine.new_game(variant, engine.make_rules(variant), 0)
+    record = _record(variant, state)
+    before = time.time()
+    timed = replace(record, turn_deadline=before + 30.0)
+    frames = StateFrames(timed, 4)
+    first = orjson.loads(frames.frame(0))
+    left = first["view"]["turn_ends_in"]
+    assert isinstance(left, float) and 0.0 < left <= 30.0
+    assert left <= timed.turn_deadline - before
+    past = StateFrames(replace(record, turn_deadline=before - 5.0), 4)
+    late = orjson.loads(past.frame(0))
+    assert late["view"]["turn_ends_in"] == 0.0
+    del first["view"]["turn_ends_in"], late["view"]["turn_ends_in"]
+    assert first == late
+    assert room_view(timed, None)["turn_ends_in"] is not None
+    assert room_view(record, None)["turn_ends_in"] is None

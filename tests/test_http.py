@@ -32,11 +32,16 @@ async def test_create_fills_every_rule(http: httpx.AsyncClient) -> None:
         "kitty": 2,
         "joker_order": "first_high",
         "hints": True,
+        "turn_seconds": 0,
     }
     assert re.fullmatch(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}", body["code"])
     assert CODE_LENGTH * 5 >= 40
     answer = await http.post(
-        "/api/rooms", json={"variant": "schmier5", "rules": {"target": 11, "trump_anytime": True}}
+        "/api/rooms",
+        json={
+            "variant": "schmier5",
+            "rules": {"target": 11, "trump_anytime": True, "turn_seconds": 45},
+        },
     )
     assert answer.status_code == 201
     assert answer.json()["rules"] == {
@@ -44,6 +49,7 @@ async def test_create_fills_every_rule(http: httpx.AsyncClient) -> None:
         "stick_the_dealer": False,
         "trump_anytime": True,
         "hints": True,
+        "turn_seconds": 45,
     }
 
 

@@ -25,6 +25,7 @@ def test_schmier_defaults(variant: str) -> None:
         "stick_the_dealer": False,
         "trump_anytime": False,
         "hints": True,
+        "turn_seconds": 0,
     }
 
 
@@ -38,6 +39,7 @@ def test_wisconsin_defaults() -> None:
         "kitty": 2,
         "joker_order": "first_high",
         "hints": True,
+        "turn_seconds": 0,
     }
 
 
@@ -49,6 +51,9 @@ def test_wisconsin_defaults() -> None:
         ("wisconsin4", {"kitty": 0, "joker_order": "second_high", "trump_anytime": False}),
         ("wisconsin4", {"kitty": 3}),
         ("schmier5", {}),
+        ("schmier5", {"turn_seconds": 10}),
+        ("wisconsin4", {"turn_seconds": 300}),
+        ("schmier6", {"turn_seconds": 0}),
     ],
 )
 def test_overrides_are_kept(variant: str, overrides: dict[str, Any]) -> None:
@@ -75,6 +80,15 @@ def test_overrides_are_kept(variant: str, overrides: dict[str, Any]) -> None:
         ("wisconsin4", {"kitty": -1}),
         ("wisconsin4", {"joker_order": "random"}),
         ("wisconsin4", {"ante": 1}),
+        # The turn timer: off (0) or 10 to 300 whole seconds, nothing else.
+        ("schmier6", {"turn_seconds": 9}),
+        ("schmier6", {"turn_seconds": 1}),
+        ("schmier6", {"turn_seconds": -10}),
+        ("schmier5", {"turn_seconds": 301}),
+        ("schmier6", {"turn_seconds": 30.0}),
+        ("schmier6", {"turn_seconds": "30"}),
+        ("wisconsin4", {"turn_seconds": True}),
+        ("schmier6", {"turn_seconds": None}),
     ],
 )
 def test_bad_rules(variant: str, overrides: dict[str, Any]) -> None:

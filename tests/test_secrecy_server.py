@@ -55,7 +55,19 @@ SCORED = ("hand_over", "game_over")
 
 
 def check_frame(view: dict[str, Any], state: Any, seat: int | None) -> None:
-    """The direct secrecy check of one view against the true state."""
+    """The direct secrecy check of one view against the true state.
+
+    `turn_ends_in` (the turn timer) is a number exactly while a person's turn is timed,
+    the same for every viewer: it tells nobody more than whose turn it is.
+    """
+    timed = state.rules.turn_seconds > 0 and any(
+        view["seats"][s]["kind"] == "human" for s in state.turn
+    )
+    left = view.get("turn_ends_in")  # every frame has it: the View model requires it
+    if timed:
+        assert isinstance(left, float) and 0.0 <= left <= state.rules.turn_seconds, left
+    else:
+        assert left is None, f"a countdown outside a person's timed turn: {left}"
     places = engine.card_places(state)
     allowed = {"trick"} | {p for p in places.values() if p.startswith("won:")}
     if seat is not None:
@@ -105,10 +117,13 @@ async def read_log(server: RunningServer, code: str) -> list[bytes]:
 
 
 @pytest.mark.parametrize(
-    ("variant", "humans"), [("schmier6", [0, 1, 4]), ("schmier5", [0, 2]), ("wisconsin4", [1, 2])]
+    ("variant", "humans", "timer"),
+    [("schmier6", [0, 1, 4], 0), ("schmier5", [0, 2], 300), ("wisconsin4", [1, 2], 0)],
 )
-async def test_frames_leak_nothing(server: RunningServer, variant: str, humans: list[int]) -> None:
-    rules = {"target": 7}
+async def test_frames_leak_nothing(
+    server: RunningServer, variant: str, humans: list[int], timer: int
+) -> None:
+    rules = {"target": 7, "turn_seconds": timer}
     code, clients, watchers, _ = await seat_table(
         server, variant, humans, rules=rules, spectators=1
     )
@@ -243,6 +258,8 @@ def test_the_check_catches_a_leak() -> None:
             check_frame(engine.view(state, 1), state, 0)
         with pytest.raises(AssertionError):
             check_frame(engine.view(state, 2), state, None)
+        with pytest.raises(AssertionError):  # a countdown in a room without a timer
+            check_frame({**engine.view(state, 0), "turn_ends_in": 9.5}, state, 0)
 
 
 def test_the_record_checks_catch_a_leak() -> None:

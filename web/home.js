@@ -6,6 +6,7 @@ import { h } from "./dom.js";
 import { shell } from "./page.js";
 import { api } from "./net.js";
 import { choiceLabel, gameAbout, gameLabel, games, ruleLabel } from "./games.js";
+import { offRuleField } from "./timer.js";
 
 // An int rule with at most this many values is a drop-down, a wider one a number box.
 const SELECT_UP_TO = 10;
@@ -113,6 +114,7 @@ function ruleField(spec, values) {
     });
     return h("label", { class: "check" }, box, h("span", {}, ruleLabel(name)));
   }
+  if (spec.off !== undefined) return offRuleField(spec, values, ruleLabel(name));
   let control;
   if (spec.type === "choice") {
     control = h(

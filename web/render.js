@@ -29,6 +29,8 @@ import { afterRender, afterSelection, listenForArrows, nextThing } from "./keys.
 import { settingsPanel } from "./settings.js";
 import { afterRedraw, beforeRedraw } from "./motion.js";
 import { cue } from "./sound.js";
+import { renderTurnTimer } from "./timer.js";
+import { renderPaused } from "./banner.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -36,20 +38,14 @@ const REDRAW = {
   status: () => showBanner(room.status),
   chat: renderChat,
   selection: () => {
-    keepFocus(() => {
-      renderHand();
-      renderActions();
-    });
+    renderControls();
     afterSelection();
   },
-  hint: () =>
-    keepFocus(() => {
-      renderHand();
-      renderActions();
-    }),
+  hint: renderControls,
   join: renderJoinError,
   toast: () => showToast(room.toast),
   fatal: renderFatal,
+  paused: () => (room.view ? renderView() : renderPaused(room.paused)),
   deals: () =>
     keepFocus(() => {
       renderFairAlert(room.deals);
@@ -57,6 +53,15 @@ const REDRAW = {
       refreshHistory();
     }),
 };
+
+/** The hand and the action panel (a pick for the discard, a hint), paused or not. */
+function renderControls() {
+  keepFocus(() => {
+    renderHand();
+    renderActions();
+  });
+  renderPaused(room.paused);
+}
 
 let subscribed = false;
 
@@ -79,6 +84,7 @@ export function showRoom() {
   document.title = `Schmier · ${room.code}`;
   buildFrame();
   showBanner(room.status);
+  renderPaused(room.paused);
   if (room.view) renderView();
 }
 
@@ -137,6 +143,7 @@ function renderView() {
     renderTopbar();
     renderScoreboard();
     renderTable();
+    renderTurnTimer(v);
     renderTricksBar();
     renderJoin();
     renderActions();
@@ -150,6 +157,7 @@ function renderView() {
   cue(shown, v, room.held);
   shown = v;
   renderChatForm();
+  renderPaused(room.paused);
   afterRender();
 }
 

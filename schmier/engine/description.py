@@ -47,7 +47,8 @@ def describe(variant: str) -> dict[str, Any]:
       the bidder's side's game), `secret_trump` (trump is committed privately and shown
       by the first lead), `first_lead_trump` (the first lead must be a natural trump);
     - `rules`: the house rules of the game, each `{"name", "type": "int" | "bool" |
-      "choice", "default"}` plus `min`/`max` or `choices`.
+      "choice", "default"}` plus `min`/`max` or `choices`, and for an int rule that a
+      value outside its range turns off (`turn_seconds`: 0), that value as `off`.
 
     Cached: the result is shared, so callers must not change it.
     """

@@ -175,6 +175,9 @@ class Rules:
     #: A player may ask the server's default bot for a hint on their turn (the room's
     #: `hint` frame); the game itself never reads it.
     hints: bool = True
+    #: Seconds a person has for a turn before the default bot plays it (0: no timer, or
+    #: 10-300). A rule of the room, not of the cards: the engine never reads it.
+    turn_seconds: int = 0
 
 
 JOKER_ORDERS = ("first_high", "second_high")
@@ -198,6 +201,8 @@ class RuleSpec:
     low: int | None = None
     high: int | None = None
     choices: tuple[str, ...] = ()
+    #: An int rule's value outside `low`..`high` that turns the rule off (None: none).
+    off: int | None = None
 
     def check(self, value: Any) -> Any:
         """`value` if it is allowed, else RulesError saying what is."""
@@ -208,9 +213,12 @@ class RuleSpec:
         elif self.kind == "int":
             assert self.low is not None and self.high is not None
             ok = isinstance(value, int) and not isinstance(value, bool)
+            if ok and self.off is not None and value == self.off:
+                return value
             if not ok or not self.low <= value <= self.high:
+                off = "" if self.off is None else f" (or {self.off}: off)"
                 raise RulesError(
-                    f"rule {name!r} must be a whole number from {self.low} to {self.high}"
+                    f"rule {name!r} must be a whole number from {self.low} to {self.high}{off}"
                 )
         elif value not in self.choices:
             raise RulesError(f"rule {name!r} must be one of {list(self.choices)}")
@@ -221,6 +229,8 @@ class RuleSpec:
         out: dict[str, Any] = {"name": self.name, "type": self.kind}
         if self.kind == "int":
             out["min"], out["max"] = self.low, self.high
+            if self.off is not None:
+                out["off"] = self.off
         if self.kind == "choice":
             out["choices"] = list(self.choices)
         out["default"] = self.defaults[variant]
@@ -240,6 +250,7 @@ RULE_SPECS: tuple[RuleSpec, ...] = (
         "joker_order", "choice", dict.fromkeys(_TWO_JOKERS, "first_high"), choices=JOKER_ORDERS
     ),
     RuleSpec("hints", "bool", dict.fromkeys(_ALL, True)),
+    RuleSpec("turn_seconds", "int", dict.fromkeys(_ALL, 0), low=10, high=300, off=0),
 )
 _SPEC = {spec.name: spec for spec in RULE_SPECS}
 

@@ -106,6 +106,9 @@ class View(_Out):
     next_deal: NextDealView | None = None
     """Shown at all times (lobby included): any deal may come at once."""
     deal: DealView | None = None
+    turn_ends_in: float | None
+    """Seconds left of a person's timed turn when the frame was made (room rule
+    `turn_seconds`); null while no person's turn is timed."""
 
 
 class StateFrame(_Out):

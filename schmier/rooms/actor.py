@@ -8,9 +8,9 @@ adopts it and sends every view, so nobody ever sees a state that a crash could t
 back; `seq` is the store version. A commit either succeeds or raises, and the code that
 asked for it alone decides what is sent then.
 
-Timers (bots, the pause between hands, autoplay for a silent player, the idle stop) come
-from the room's `Clock`: the loop waits for its mailbox until the next one is due. Bots
-decide in the server's worker pool, never on the loop (`thinking.py`).
+Timers (bots, the pause between hands, autoplay for a silent player or a turn out of
+time, the idle stop) come from the room's `Clock`: the loop waits for its mailbox until
+the next one is due. Bots decide in the server's worker pool, never on the loop.
 
 With several instances on one Redis the actor runs only on the instance holding the
 room's lease, and every commit carries the lease value, so the store refuses it once the
@@ -85,7 +85,8 @@ class RoomActor(mailbox.Door):
         self._peers = Sockets()
         self._rng = random.Random(secrets.randbits(64))
         self._loop = asyncio.get_running_loop()
-        self.clock = Clock(settings, self._loop.time())
+        now = self._loop.time()
+        self.clock = Clock(settings, now, wall_offset=time.time() - now)
         self._thinking = thinking.Thinking(pool, self.clock, self.thought, self._peers, shuffler)
         self._talk = chat.Talk(store, self.code, settings, lease)
         self._task: asyncio.Task[None] | None = None
@@ -224,7 +225,7 @@ class RoomActor(mailbox.Door):
         raises `outage.Unsettled` (its outcome is settled when the store is back).
         """
         self.outage.check()
-        record = change.stored()
+        record = self.clock.timed(self.record, change.stored(), time.time())
         snapshot = record.to_bytes()
         entries = change.log()
         try:
@@ -441,8 +442,8 @@ class RoomActor(mailbox.Door):
             return
         seat = due.seat
         if self.record.seats[seat].kind == "human":
-            self.clock.autopilot.add(seat)
-            event("room.autoplay", room=self.code, seat=seat)
+            away = self.clock.autoplayed(seat, self._peers.has(seat))
+            event("room.autoplay", room=self.code, seat=seat, away=away)
         change = self._thinking.move(self.record, seat, self._rng)
         if change is not None:
             await self._apply(change)

@@ -1,5 +1,5 @@
 """Moves the room makes for a seat: a bot's, or a silent player's (played by the default
-bot), and what they fall back on.
+bot: away, or out of time on the turn timer), and what they fall back on.
 
 A bot decides from its own seat's view only, the same dict a person at that seat sees,
 so it cannot peek (`thinking.py` has the decision computed off the event loop). Whatever

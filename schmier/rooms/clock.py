@@ -1,17 +1,22 @@
 """When a room does something by itself: a bot's move, autoplay for a player who went
-quiet, the next deal after a scored hand, the idle stop.
+quiet or whose turn timer ran out, the next deal after a scored hand, the idle stop.
 
 Timers are not tasks. The clock keeps when each seat's turn began and when each player
 left, and says when the next thing is due; the actor waits for its mailbox until then,
 so every change of the room still happens on its one task. Nothing here reads a clock:
 every method is told `now` (the actor's loop time), which keeps the rules of timing
 plain to read and to test.
+
+The turn timer (room rule `turn_seconds`) is the one timer kept in the room's record
+rather than here: its deadline is shown to every viewer (`turn_ends_in`), also by other
+instances and after a restart, so it is a wall-clock time committed with the turn it
+times (`timed`). The clock only converts it to its own time (`wall_offset`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from schmier import engine
@@ -36,6 +41,8 @@ class Clock:
     settings: Settings
     now: float
     """When the room was loaded: every clock starts there."""
+    wall_offset: float = 0.0
+    """The wall clock (`time.time()`) minus the clock `now` is read from."""
     turn_since: dict[int, float] = field(default_factory=dict)
     """When the turn of each seat that is awaited began (bots wait `bot_delay` from it)."""
     phase_since: float = 0.0
@@ -85,6 +92,39 @@ class Clock:
         if before is None or before.phase != state.phase:
             self.phase_since = now
 
+    def timed(self, before: RoomRecord, after: RoomRecord, wall: float) -> RoomRecord:
+        """`after` (the record about to be committed over `before`) with the deadline of
+        its timed turn: none unless a person's turn is awaited and the room has a timer;
+        kept while the same turn goes on (a seat connecting, another seat's simultaneous
+        discard); else `turn_seconds` from now, after the trick pause when a trick
+        was just completed (the turn starts when the bots' would, `state_changed`).
+
+        `wall`: the wall-clock time now. The deadline is one, and is counted from one, so
+        the time left a view shows is never more than the turn's (the loop's clock and
+        the wall clock drift apart by milliseconds; `wall_offset` is for the due times).
+        """
+        seconds = after.rules.turn_seconds * self.settings.turn_timer_scale
+        state = after.state
+        if not seconds or state is None:
+            return _with_deadline(after, None)
+        if not any(after.seats[seat].kind == "human" for seat in engine.turn(state)):
+            return _with_deadline(after, None)
+        old = before.state
+        # The simultaneous discards go on while only seats already awaited still are
+        # (the Schmier dealer, who discards after the others, has a turn of their own).
+        going_on = old is state or (
+            old is not None
+            and old.phase == state.phase == "discard"
+            and set(engine.turn(state)) <= set(engine.turn(old))
+        )
+        if before.turn_deadline is not None and going_on:
+            return _with_deadline(after, before.turn_deadline)
+        completed = (
+            state.phase == "play" and old is not None and len(state.tricks) > len(old.tricks)
+        )
+        start = wall + (self.settings.trick_pause if completed else 0.0)
+        return _with_deadline(after, start + seconds)
+
     def came(self, seat: int | None) -> None:
         """A socket connected (at `seat`, or watching): the room is not idle; no autoplay."""
         self.idle_since = None
@@ -107,13 +147,23 @@ class Clock:
         """The store failed: timers wait a moment before trying again."""
         self.retry_at = now + RETRY_SECONDS
 
+    def autoplayed(self, seat: int, present: bool) -> bool:
+        """The bot is about to play a person's turn: a player who is away (`present`
+        false) has the following turns played at bot speed too, until they return; one
+        whose timer ran out only that turn. Whether the player is away."""
+        if not present:
+            self.autopilot.add(seat)
+        return not present
+
     # ------------------------------------------------------------ due times
 
     def seat_due(self, record: RoomRecord, seat: int, present: bool) -> float | None:
-        """When the bot policy acts for `seat`, or None while a person has the turn (or
-        while the bot is already deciding).
+        """When the bot policy acts for `seat`, or None while a person has the turn
+        untimed (or while the bot is already deciding).
 
-        `present`: whether a socket of that seat is connected.
+        `present`: whether a socket of that seat is connected. A person's turn is
+        played when the turn timer runs out, or (away) `autoplay_after` after the later
+        of the turn's start and the player leaving, whichever comes first.
         """
         since = self.turn_since.get(seat)
         if since is None or seat in self.thinking:
@@ -121,10 +171,15 @@ class Clock:
         kind = record.seats[seat].kind
         if kind == "bot" or seat in self.autopilot:
             return since + self.settings.bot_delay
-        if kind == "human" and not present:
+        if kind != "human":
+            return None
+        times = []
+        if record.turn_deadline is not None:
+            times.append(record.turn_deadline - self.wall_offset)
+        if not present:
             gone = self.disconnected_since.get(seat, since)
-            return max(since, gone) + self.settings.autoplay_after
-        return None
+            times.append(max(since, gone) + self.settings.autoplay_after)
+        return min(times, default=None)
 
     def due(self, record: RoomRecord, present: Callable[[int], bool]) -> list[Due]:
         """What the room will do by itself, soonest first."""
@@ -164,3 +219,10 @@ class Clock:
             return None
         due = [d for d in self.due(record, present) if d.at <= now]
         return due[0] if due else None
+
+
+def _with_deadline(record: RoomRecord, deadline: float | None) -> RoomRecord:
+    """`record` with its turn deadline set (itself when it has that one already)."""
+    if record.turn_deadline == deadline:
+        return record
+    return replace(record, turn_deadline=deadline)

@@ -7,10 +7,15 @@ for all of them, so it is built and serialised once; only `you`, `hand`, `legal`
 other keys of `engine.PRIVATE_KEYS` are built per seat. The two JSON objects are joined
 as bytes, which is safe because the public part never holds a private key (a test of the
 engine checks that) and orjson writes no whitespace.
+
+`turn_ends_in` (the seconds left of a timed turn) is public too, but says how much time
+is left when the frame is made, so it is written into each frame as it is sent rather
+than kept with the version's frames.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import orjson
@@ -66,15 +71,26 @@ def private_part(record: RoomRecord, seat: int | None) -> dict[str, Any]:
     return engine.private_view(record.state, seat)
 
 
+def turn_ends_in(record: RoomRecord, wall: float) -> float | None:
+    """The seconds left of the timed turn at wall-clock time `wall` (never below 0), or
+    None while no person's turn is timed."""
+    deadline = record.turn_deadline
+    if deadline is None:
+        return None
+    return round(max(0.0, deadline - wall), 3)
+
+
 def room_view(record: RoomRecord, seat: int | None) -> dict[str, Any]:
-    """The whole view of one seat (or a spectator), as a dict."""
+    """The whole view of one seat (or a spectator), as a dict, made now."""
     view = public_part(record)
+    view["turn_ends_in"] = turn_ends_in(record, time.time())
     view.update(private_part(record, seat))
     return view
 
 
 class StateFrames:
-    """The `state` frames of one version of a room, built on demand, each once."""
+    """The `state` frames of one version of a room, built on demand, each once (in a
+    timed turn, each seat's part once: the time left is written into every frame)."""
 
     __slots__ = ("_frames", "_head", "_record", "_version")
 
@@ -83,22 +99,30 @@ class StateFrames:
         self._version = version
         self._head: bytes | None = None
         self._frames: dict[int | None, bytes] = {}
+        """Untimed: each seat's whole frame; timed: what follows the time left."""
 
     def matches(self, record: RoomRecord, version: int) -> bool:
         """Whether these frames are those of `record` at `version`."""
         return self._record is record and self._version == version
 
     def frame(self, seat: int | None) -> bytes:
-        """The frame for `seat` (None: a spectator)."""
+        """The frame for `seat` (None: a spectator), made now."""
         data = self._frames.get(seat)
+        timed = self._record.turn_deadline is not None
         if data is None:
-            if self._head is None:
-                # b'{"type":"state","seq":N,"view":{...}}' without its two closing braces.
-                frame = {"type": "state", "seq": self._version, "view": public_part(self._record)}
-                self._head = orjson.dumps(frame)[:-2]
-            private = orjson.dumps(private_part(self._record, seat))
-            data = self._frames[seat] = self._head + b"," + private[1:] + b"}"
-        return data
+            head = self._head
+            if head is None:
+                # b'{"type":"state","seq":N,"view":{...,"turn_ends_in":' (no value yet).
+                view = public_part(self._record)
+                frame = {"type": "state", "seq": self._version, "view": view}
+                head = self._head = orjson.dumps(frame)[:-2] + b',"turn_ends_in":'
+            private = b"," + orjson.dumps(private_part(self._record, seat))[1:] + b"}"
+            data = self._frames[seat] = private if timed else head + b"null" + private
+        if not timed:
+            return data
+        assert self._head is not None
+        left = turn_ends_in(self._record, time.time())
+        return self._head + orjson.dumps(left) + data
 
 
 class LatestFrames:

@@ -23,7 +23,7 @@ from schmier.rooms.fairness import NextDeal
 
 SNAPSHOT_FORMAT = 3
 """2 added `next_deal` and `dealt`; 3 the `bot` of a bot's seat. Older snapshots are still
-read (see `from_bytes`)."""
+read (see `from_bytes`); `turn_deadline` may be absent from any (then there is none)."""
 READABLE_FORMATS = (1, 2, 3)
 
 
@@ -73,6 +73,11 @@ class RoomRecord:
     from a format 1 snapshot, until its next change (`table.Change.stored` adds one)."""
     dealt: str | None = None
     """The commitment of the last deck dealt (the hand in play, or the one just scored)."""
+    turn_deadline: float | None = None
+    """When the timed turn of a person ends (`turn_seconds`), as a wall-clock time (Unix
+    seconds); None when no person's turn is timed. Stored with the room, so an instance
+    that loads it (after a restart, or taking it over) keeps the same deadline and every
+    instance shows the same countdown (`clock.Clock.timed` sets it)."""
 
     @classmethod
     def new(cls, code: str, variant: str, rules: engine.Rules) -> RoomRecord:
@@ -121,6 +126,7 @@ class RoomRecord:
             "ops": list(self.ops),
             "next_deal": None if self.next_deal is None else self.next_deal.to_json(),
             "dealt": self.dealt,
+            "turn_deadline": self.turn_deadline,
         }
         return orjson.dumps(body)
 
@@ -149,6 +155,7 @@ class RoomRecord:
         )
         state = body["state"]
         pending = body.get("next_deal")
+        deadline = body.get("turn_deadline")
         return cls(
             code=str(body["code"]),
             variant=variant,
@@ -160,6 +167,7 @@ class RoomRecord:
             ops=tuple(str(op) for op in body.get("ops", ())),
             next_deal=None if pending is None else NextDeal.from_json(pending),
             dealt=body.get("dealt"),
+            turn_deadline=None if deadline is None else float(deadline),
         )
 
     def public_seats(self, live: bool = True) -> list[dict[str, Any]]:

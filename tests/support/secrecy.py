@@ -15,8 +15,9 @@ from schmier.rooms.record import RoomRecord
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
 ROOM_SEAT_FIELDS = ("name", "kind", "connected", "bot")
-ROOM_FIELDS = ("code", "next_deal", "deal")
-"""What the server adds to the engine's view: the room's code and the deal commitments."""
+ROOM_FIELDS = ("code", "next_deal", "deal", "turn_ends_in")
+"""What the server adds to the engine's view: the room's code, the deal commitments and
+the time left of a timed turn."""
 
 
 def cards_in(value: Any) -> set[str]:

@@ -2,6 +2,7 @@
 
     python bench/engine.py [--hands 20000] [--variant wisconsin4] [--seed 1] [--json]
                            [--path json|checked|trusted]
+    python bench/engine.py --playouts [--hands 20000] [--variant V] [--json]
 
 A random player picks uniformly among the legal actions (a discard: a random count,
 then a random subset), so every phase is exercised: deal, bidding, trump, discards, the
@@ -18,6 +19,13 @@ drift below zero and some games would never reach the target: a game is cut off 
 - `trusted`: the same moves through `engine.apply_trusted`, which checks nothing.
 
 The random draws are the same on every path, so all three play the very same games.
+
+`--playouts` measures what the search bot lives on instead: its own playout simulator
+(`schmier/engine/bots/playout.py`, the engine's rules on int cards and bit masks, checked
+against the engine by `tests/test_bots_search.py`) plays hands from the deal (six cards
+each, a random bidder naming a random suit it holds) to their scoring, every card
+uniformly random among the legal ones (`playouts_per_second`), and again with the
+search's rollout policy choosing every card (`rollout_playouts_per_second`).
 """
 
 from __future__ import annotations
@@ -108,6 +116,44 @@ def run(variant: str, hands: int, seed: int, max_hands: int, path: str = "json")
     }
 
 
+def playouts(variant: str, hands: int, seed: int) -> dict[str, Any]:
+    """Hands per CPU second of the search's playouts, random and with its rollout policy."""
+    from schmier.engine.bots.playout import Tally, outcome, play_out
+    from schmier.engine.bots.tables import card_int, tab
+
+    book = engine.describe(variant)
+    n = int(book["seats"])
+    deck = [card_int(c) for c in book["deck"]]
+    teams = len(book["teams"])
+    suit_masks = [sum(1 << c for c in deck if c < 52 and c // 13 == i) for i in range(4)]
+    out: dict[str, Any] = {"variant": variant, "path": "playout", "hands": hands}
+    for key, smart, count in (
+        ("playouts_per_second", False, hands),
+        ("rollout_playouts_per_second", True, max(1, hands // 4)),
+    ):
+        rng = random.Random(seed)
+        start = time.process_time()
+        for _ in range(count):
+            rng.shuffle(deck)
+            hs = [0] * n
+            for s in range(n):
+                for c in deck[6 * s : 6 * s + 6]:
+                    hs[s] |= 1 << c
+            bidder = rng.randrange(n)
+            trump = rng.choice([x for i, x in enumerate("SHDC") if hs[bidder] & suit_masks[i]])
+            tb = tab(variant, trump, bool(rng.random() < 0.5), "first_high")
+            if book["fixed_teams"]:
+                side_of = [(s - bidder) % teams for s in range(n)]
+            else:
+                side_of = [0 if s == bidder else 1 for s in range(n)]
+            tally = Tally(n, len(tb.specials))
+            play_out(tb, hs, [], bidder, 0, tally, side_of, rng, smart)
+            outcome(tally, side_of, max(side_of) + 1, 3, 0)
+        elapsed = time.process_time() - start
+        out[key] = round(count / elapsed)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=20000)
@@ -116,7 +162,20 @@ def main() -> None:
     parser.add_argument("--max-hands", type=int, default=100)
     parser.add_argument("--path", choices=PATHS, action="append")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--playouts", action="store_true", help="the search's playouts")
     args = parser.parse_args()
+    if args.playouts:
+        rows = [playouts(v, args.hands, args.seed) for v in args.variant or engine.VARIANTS]
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return
+        print(f"{'variant':<12}{'random playouts/s':>19}{'rollout playouts/s':>20}")
+        for r in rows:
+            print(
+                f"{r['variant']:<12}{r['playouts_per_second']:>19}"
+                f"{r['rollout_playouts_per_second']:>20}"
+            )
+        return
     results = [
         run(v, args.hands, args.seed, args.max_hands, path)
         for v in args.variant or engine.VARIANTS

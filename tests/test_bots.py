@@ -21,7 +21,7 @@ import pytest
 
 from schmier import engine
 from schmier.engine import bots, cardsense
-from schmier.engine.bots import POLICIES, choose
+from schmier.engine.bots import POLICIES, choose, search
 
 # ------------------------------------------------------------------ hand-built views
 
@@ -75,6 +75,21 @@ def plays(cards: list[str]) -> list[dict[str, Any]]:
 def bids(amounts: range, can_pass: bool = True) -> list[dict[str, Any]]:
     legal: list[dict[str, Any]] = [{"type": "bid", "amount": a} for a in amounts]
     return [*legal, {"type": "pass"}] if can_pass else legal
+
+
+#: The search's budget in whole-game tests: small, so that they stay quick; strength
+#: is the arena's business (bench/arena.py), legality and secrecy do not depend on it.
+SMALL = search.Budget(playouts=4, min_worlds=1, max_worlds=2, hand_worlds=1)
+
+
+def decide(policy: str, view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+    """`choose`, with the search on its small test budget."""
+    if policy == "strong":
+        legal = view.get("legal") or ()
+        if not legal:
+            raise ValueError("nothing to do")
+        return search.act(view, legal, rng, SMALL)
+    return choose(policy, view, rng)
 
 
 def heuristic(view: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
@@ -463,7 +478,7 @@ def drive(
             continue
         for seat in engine.turn(state):
             view = engine.view(state, seat)
-            action = choose(policies[seat], view, rng)
+            action = decide(policies[seat], view, rng)
             if check:
                 assert_consistent(action, view["legal"])
             if kinds is not None:
@@ -518,9 +533,9 @@ def test_only_the_view_reaches_the_bot() -> None:
             view = engine.view(state, seat)
             pristine = copy.deepcopy(view)
             seed = rng.randrange(2**32)
-            policy = POLICIES[seat % 2]
-            live = choose(policy, view, random.Random(seed))
-            frozen = choose(policy, freeze(copy.deepcopy(view)), random.Random(seed))
+            policy = POLICIES[seat % len(POLICIES)]
+            live = decide(policy, view, random.Random(seed))
+            frozen = decide(policy, freeze(copy.deepcopy(view)), random.Random(seed))
             assert live == frozen
             assert view == pristine
             assert_consistent(live, view["legal"])
@@ -547,7 +562,7 @@ def test_the_same_view_gets_the_same_answer_whatever_the_hidden_cards() -> None:
         assert engine.view(states[0], 2) != engine.view(states[1], 2)  # the deals differ
         for policy in POLICIES:
             for seed in range(20):
-                answers = [choose(policy, v, random.Random(seed)) for v in views]
+                answers = [decide(policy, v, random.Random(seed)) for v in views]
                 assert answers[0] == answers[1]
 
 

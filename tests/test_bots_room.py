@@ -342,8 +342,17 @@ async def test_a_dead_worker_costs_a_fallback_move_and_the_pool_is_rebuilt(
         ann = clients[0]
         thinking, bot = await bots_turn(ann)
         bids = len(thinking["view"]["bids"])
-        record = server.app.state.rooms.live[code].record
+        actor = server.app.state.rooms.live[code]
+        record = actor.record
         expected = autoplay.fallback_action(room_view(record, bot)["legal"])
+        # The bot's decision must be queued behind the busy job before the worker dies
+        # (its turn may still be waiting out the bot delay); a decision asked only after
+        # the death would go to a rebuilt pool and be a real one.
+        for _ in range(600):
+            if bot in actor.clock.thinking:
+                break
+            await asyncio.sleep(0.05)
+        assert bot in actor.clock.thinking
 
         os.kill(worker, signal.SIGKILL)
         moved = await ann.wait_state(lambda v: len(v["bids"]) > bids)

@@ -85,10 +85,11 @@ def test_a_level_the_catalogue_lacks_shows_the_servers_words(
     words = page.evaluate(
         """async () => {
           const s = await import('/static/state.js');
+          const b = await import('/static/bots.js');
           s.room.bots = [...s.room.bots, { name: 'grandmaster', label: 'Grandmaster',
                                            description: 'Never loses.' }];
-          return [s.botLabel('grandmaster'), s.botDescription('grandmaster'),
-                  s.botLabel('random')];
+          return [b.botLabel('grandmaster'), b.botDescription('grandmaster'),
+                  b.botLabel('random')];
         }"""
     )
     assert words == ["Grandmaster", "Never loses.", "Random"]

@@ -18,7 +18,14 @@ import httpx
 import pytest
 
 from schmier.config import Settings
-from tests.support.browsers import PHONE, SCREENSHOTS, PageFactory, Table, serve_on_port
+from tests.support.browsers import (
+    PHONE,
+    SCREENSHOTS,
+    PageFactory,
+    Table,
+    screenshot,
+    serve_on_port,
+)
 from tests.support.play import act, answered, create_room, drive, fill_and_start, sit
 from tests.support.servers import FAST, ServerFactory, free_port
 
@@ -132,20 +139,35 @@ def test_a_whole_hand_by_clicks_and_taps_with_all_one_needs_on_screen(
     report = page.evaluate(NEEDED, {"fill": 'button[data-action="fill_bots"]'})
     assert report["fill"] == [] and page.evaluate("window.scrollY") == 0, report
     press = page.tap if phone else page.click
+    prefix = f"{'phone' if phone else 'desktop'}-{variant}"
     press('button[data-action="fill_bots"]')
     page.wait_for_selector('button[data-action="start"]')
+    screenshot(page, f"{prefix}-lobby")
     report = page.evaluate(NEEDED, {"start": 'button[data-action="start"]'})
     assert report["start"] == [], report
     press('button[data-action="start"]')
     page.wait_for_selector("body[data-phase]:not([data-phase='lobby'])")
+    taken: set[str] = set()
+
+    def check_and_shoot(table: Table, shot: dict[str, Any], view: dict[str, Any]) -> None:
+        check_in_view(table, shot, view)
+        # docs/screenshots: every phase of every game, once, at the player's own turn.
+        phase = view["phase"]
+        if view["you"] in (view["turn"] or []) and view["legal"] and phase not in taken:
+            taken.add(phase)  # as the player sees it: not scrolled by the camera
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / f"{prefix}-{phase}.png"))
+
     drive(
         table,
         lambda v: v["phase"] in ("hand_over", "game_over"),
-        hook=check_in_view,
+        hook=check_and_shoot,
         touch=phone,
     )
     width = page.evaluate("[document.scrollingElement.scrollWidth, innerWidth]")
     assert width[0] <= width[1], width
+    page.wait_for_selector("#hand-summary")
+    screenshot(page, f"{prefix}-hand-summary", at="#hand-summary")
 
 
 # ------------------------------------------------------------------ what the player met

@@ -275,6 +275,11 @@ async def test_wait_for_a_replica_and_without_one(tmp_path: Path, redis_prefix: 
         await asyncio.to_thread(
             wait_for, lambda: replication(replica.port).get("master_link_status") == "up", "link"
         )
+        # The primary lists its replica (ROLE, which the wire reads on connecting to
+        # decide whether to wait) a moment after the replica sees its link up.
+        await asyncio.to_thread(
+            wait_for, lambda: replication(primary.port).get("connected_slaves") == 1, "listed"
+        )
         assert await store.create("room", b"v0")
         for version in range(1, 21):
             await store.commit("room", version, b"v", [b"e"])

@@ -13,21 +13,17 @@ import { SUITS, SUIT_SYMBOL, cardName, cardShort, isJoker, plainRank } from "./c
 import {
   addBot,
   askHint,
-  botDescription,
-  botLabel,
   botPick,
-  hintsOn,
-  isHinted,
   legalOf,
   pickBot,
   room,
   seatInfo,
   seatName,
-  seatTitle,
   send,
   teamLabel,
   teamLetter,
 } from "./state.js";
+import { botDescription, botLabel, hintsOn, isHinted, seatTitle } from "./bots.js";
 
 const PHASES = {
   lobby: lobbyPanel,

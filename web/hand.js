@@ -8,7 +8,8 @@
 import { t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { cardFace, cardName, sortHand } from "./cards.js";
-import { hintedCards, isSeated, legalOf, room, send, toggleDiscard } from "./state.js";
+import { isSeated, legalOf, room, send, toggleDiscard } from "./state.js";
+import { hintedCards } from "./bots.js";
 
 // The most cards a row holds: a desktop has the width for the dealer's whole stock in
 // one row (in sight above the fold), a phone two rows of twelve.

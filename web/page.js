@@ -50,7 +50,7 @@ export function shell(...main) {
   document.body.replaceChildren(top, toast, ...main);
 }
 
-const BANNER = { reconnecting: "reconnecting", storage: "err.store_unavailable" };
+const BANNER = { reconnecting: "reconnecting", storage: "err.store_unreachable" };
 
 /** The connection banner: hidden while open, else "connecting", "reconnecting", or
  * (still reconnecting) that the server cannot reach its storage. */

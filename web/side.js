@@ -5,7 +5,8 @@
 import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { actionButton } from "./actions.js";
-import { isSeated, joinSeat, legalOf, room, savedName, seatInfo, seatName, seatTitle, sendChat, teamLetter } from "./state.js";
+import { isSeated, joinSeat, legalOf, room, savedName, seatInfo, seatName, sendChat, teamLetter } from "./state.js";
+import { seatTitle } from "./bots.js";
 
 // ---------------------------------------------------------------- join
 

@@ -285,52 +285,9 @@ export function seatName(seat) {
   return s.kind === "bot" ? botName(s.name) : s.name;
 }
 
-/**
- * A seat's name where the seat itself is shown (on the table, in the lobby, in the join
- * panel): a bot's with its level, "Bot 3 · Normal". Elsewhere (scores, bids, the hand
- * summary) `seatName` keeps it short, so that the first screen holds what it must.
- */
-export function seatTitle(seat) {
-  const s = seatInfo(seat);
-  if (s && s.kind === "bot" && s.bot) return t("seat.bot_level", { name: seatName(seat), level: botLabel(s.bot) });
-  return seatName(seat);
-}
-
-/** A bot level's words (`GET /api/bots`): the catalogue's `bot.<name>.label`, else the
- * server's English label, else the name itself. */
-export function botLabel(name) {
-  if (has(`bot.${name}.label`)) return t(`bot.${name}.label`);
-  return room.bots.find((b) => b.name === name)?.label || name;
-}
-
-/** A bot level's description, translated when the catalogue has it. */
-export function botDescription(name) {
-  if (has(`bot.${name}.description`)) return t(`bot.${name}.description`);
-  return room.bots.find((b) => b.name === name)?.description || "";
-}
-
 /** The level picked for the bot of empty seat `seat` (the strongest, the default). */
 export function botPick(seat) {
   return room.botPicks[seat] || room.bots[0]?.name || null;
-}
-
-/** Whether this room lets players ask for hints (the `hints` rule). */
-export function hintsOn() {
-  return Boolean(room.view) && room.view.rules.hints !== false;
-}
-
-/** Whether `action` (a `legal` entry) is what the last hint suggested. */
-export function isHinted(action) {
-  const hinted = room.hint?.action;
-  if (!hinted || hinted.type !== action.type) return false;
-  return ["amount", "suit", "card", "seat"].every((k) => hinted[k] === action[k]);
-}
-
-/** The cards the last hint suggests playing or discarding. */
-export function hintedCards() {
-  const hinted = room.hint?.action;
-  if (!hinted) return new Set();
-  return new Set(hinted.type === "play" ? [hinted.card] : hinted.type === "discard" ? hinted.cards : []);
 }
 
 export function teamIndex(seat) {
@@ -449,5 +406,5 @@ export async function joinSeat(name, seat) {
   }
   const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many_attempts" };
   const storage = res.status === 503 && /store/i.test(String(res.data?.detail || ""));
-  joinFailed(t(storage ? "err.store_unavailable" : reasons[res.status] || "err.network"));
+  joinFailed(t(storage ? "err.store_unreachable" : reasons[res.status] || "err.network"));
 }

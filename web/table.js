@@ -5,7 +5,8 @@ import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { SUIT_SYMBOL, cardFace, cardName, cardShort, isRed } from "./cards.js";
 import { gameLabel } from "./games.js";
-import { room, seatName, seatTitle, teamIndex, teamLabel, teamLetter } from "./state.js";
+import { room, seatName, teamIndex, teamLabel, teamLetter } from "./state.js";
+import { seatTitle } from "./bots.js";
 
 function trumpText(v) {
   if (v.trump) return [SUIT_SYMBOL[v.trump], " ", t(`suit.${v.trump}`)];

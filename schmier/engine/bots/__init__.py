@@ -16,6 +16,12 @@ The policies, one module each:
 ``heuristic`` (`heuristic`, with `bidding`, `discards` and `cardplay`)
     a rule-of-thumb player; ``docs/bots.md`` describes the rules and their measured
     strength.
+``strong`` (`search`, with `worlds`, `handsim`, `playout`, `policy`, `endgame`)
+    determinized Monte Carlo search over the worlds the seat cannot tell apart, on a
+    playout simulator of its own (`tables`, `tricks`, `drawing`), for a fixed budget of
+    worlds and playouts.
+``easy`` (`easy`)
+    the heuristic with a casual player's slips.
 
 A new policy is a module with an `act(view, legal, rng)` function and one entry in
 `PLAYERS`. Every choice is made *from the entries of* ``legal`` (a discard picks its
@@ -28,7 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from . import heuristic, uniform
+from . import easy, heuristic, search, uniform
 from .bidding import best_suit, estimate
 from .reading import Answer, Legal, View
 
@@ -39,6 +45,8 @@ Policy = Callable[[View, Legal, random.Random], Answer]
 PLAYERS: dict[str, Policy] = {
     "random": uniform.act,
     "heuristic": heuristic.act,
+    "strong": search.act,
+    "easy": easy.act,
 }
 
 POLICIES: tuple[str, ...] = tuple(PLAYERS)

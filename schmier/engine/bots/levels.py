@@ -25,11 +25,25 @@ class Level:
 
 LEVELS: tuple[Level, ...] = (
     Level(
+        name="strong",
+        label="Strong",
+        description="Thinks ahead: imagines the cards it cannot see many times over and"
+        " plays what works best across them. Bids only what it can make.",
+        policy="strong",
+    ),
+    Level(
         name="normal",
         label="Normal",
         description="Plays by rules of thumb: bids what its hand is worth, keeps its trumps"
         " and smears its partner's tricks.",
         policy="heuristic",
+    ),
+    Level(
+        name="easy",
+        label="Easy",
+        description="Knows the rules of thumb but slips now and then: a wrong card, a bid"
+        " too many, a card kept that should have gone. Good for learning.",
+        policy="easy",
     ),
     Level(
         name="random",

@@ -1,0 +1,107 @@
+"""Exact play of the last tricks of one world: every line of play, the best for each side.
+
+Near the end of a hand few cards are left and every ordering can be tried, so the
+search stops guessing with rollouts there and solves each world it sampled exactly:
+the viewer's side picks its best card, every other seat the card worst for the viewer
+(paranoid: the others are assumed to play together against it, which is what the
+bidder faces and a cautious defender assumes). Alpha-beta keeps it small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .playout import Tally, outcome, utility
+from .tables import Tab
+from .tricks import beats, playable
+
+#: Solve exactly when at most this many cards are left in the hand of the seat to play.
+EXACT_CARDS = 2
+
+
+def exact_cards(seats: int) -> int:
+    """Cards left per hand from which a world is solved exactly (4 seats: one more)."""
+    return EXACT_CARDS + 1 if seats <= 4 else EXACT_CARDS
+
+
+class Solver:
+    """The fixed parts of one world's solve: tables, sides, the bid, the viewer."""
+
+    def __init__(self, tb: Tab, side_of: Sequence[int], bid: int, bank: int, me: int) -> None:
+        self.tb = tb
+        self.side_of = side_of
+        self.sides = max(side_of) + 1
+        self.bid = bid
+        self.bank = bank
+        self.me = me
+        self.mine = side_of[me]
+
+    def value(
+        self,
+        hands: list[int],
+        trick: list[tuple[int, int]],
+        seat: int,
+        done: int,
+        tally: Tally,
+        alpha: float,
+        beta: float,
+    ) -> float:
+        """The viewer's utility with best play from here by every seat."""
+        tb = self.tb
+        if done == 6:
+            deltas = outcome(tally, self.side_of, self.sides, self.bid, self.bank)
+            return utility(deltas, self.side_of, self.me)
+        led = tb.esuit[trick[0][1]] if trick else -1
+        legal = playable(tb, hands[seat], led, done == 0)
+        maximise = self.side_of[seat] == self.mine
+        best = -1e9 if maximise else 1e9
+        for c in _cards(legal):
+            v = self.after(hands, trick, seat, done, tally, c, alpha, beta)
+            if maximise:
+                if v > best:
+                    best = v
+                alpha = max(alpha, v)
+            else:
+                if v < best:
+                    best = v
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        return best
+
+    def after(
+        self,
+        hands: list[int],
+        trick: list[tuple[int, int]],
+        seat: int,
+        done: int,
+        tally: Tally,
+        c: int,
+        alpha: float = -1e9,
+        beta: float = 1e9,
+    ) -> float:
+        """The viewer's utility once `seat` has played `c`, best play after that."""
+        tb = self.tb
+        hands = hands[:]
+        hands[seat] ^= 1 << c
+        trick = [*trick, (seat, c)]
+        if len(trick) < tb.seats:
+            return self.value(hands, trick, (seat + 1) % tb.seats, done, tally, alpha, beta)
+        led = tb.esuit[trick[0][1]]
+        w_seat, w_card = trick[0]
+        w_pow = tb.power[w_card]
+        for s, x in trick[1:]:
+            if beats(tb, x, led, w_card, w_pow):
+                w_seat, w_card, w_pow = s, x, tb.power[x]
+        t2 = tally.copy()
+        t2.count_trick(tb, trick, w_seat)
+        return self.value(hands, [], w_seat, done + 1, t2, alpha, beta)
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out

@@ -1,0 +1,260 @@
+"""The search's decisions before the first card: whole hands simulated in sampled worlds.
+
+A bid, a trump (the `wisconsin4` commitment too), the dealer's or the kitty's discards
+and the call are each tried in every world: the rest of the hand before play is done
+by quick rules (`drawing`: exchanges, the kitty, discards, the call), then the cards
+are played out by the rollout policy and scored. The option with the best average is
+chosen; a bid is made when the simulated hands make it often enough.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+from ..cards import CARD_NAMES, SUITS
+from .drawing import call_card, exchange_all, keep_value, take_kitty, to_six
+from .playout import Tally, outcome, play_out, utility
+from .reading import Answer, Legal, View
+from .tables import Tab, bits, card_int, tab
+from .worlds import Know, World, sample
+
+#: A bid is made only if the simulated hands take at least that much this often.
+MAKE_CHANCE = 0.75
+#: The viewer outbids its own teammate only by a hand this much stronger.
+_PARTNER_MARGIN = 2
+
+
+def _tab(know: Know, suit: int) -> Tab:
+    rules = know.rules
+    return tab(
+        know.variant, SUITS[suit], bool(rules.get("trump_anytime")), rules.get("joker_order")
+    )
+
+
+def simulate(
+    know: Know,
+    world: World,
+    suit: int,
+    bidder: int,
+    bid: int,
+    rng: random.Random,
+    *,
+    kitty_taken: bool,
+    discards_done: bool,
+    my_discard: int | None = None,
+    called: int | None = -1,
+) -> tuple[list[int], list[int]] | None:
+    """Play one world from where the view stands (bidding, trump, discards or the call)
+    to its scoring with `suit` as trump: each side's score change and the sides.
+
+    `called` -1 lets the bidder call by rule (a called-partner game), else the card
+    (None: alone); `my_discard` is the viewer's own discard when it is the one tried.
+    None when `suit` may not be trump for this bidder (it holds no natural card of it).
+    """
+    tb = _tab(know, suit)
+    book = know.book
+    n = know.n
+    hands = world.hands[:]
+    stock = list(world.out)
+    bank = 0
+    discarded = [0] * n
+    if book["kitty"] and not kitty_taken:
+        stock = take_kitty(hands, stock, bidder, int(know.rules.get("kitty") or 0))
+    if book["first_lead_trump"] and not hands[bidder] & tb.naturals:
+        return None  # not a trump this bidder may name
+    if not discards_done:
+        _discard(know, tb, hands, stock, bidder, discarded, my_discard)
+    elif know.me == bidder:
+        discarded[bidder] = know.my_discards
+    if book["banks_discards"]:
+        bank = sum(tb.game[c] for c in bits(discarded[bidder])) + world.bank
+    partner: int | None = None
+    if book["called_partner"]:
+        card = called
+        if card == -1:
+            card = call_card(tb, hands[bidder], discarded[bidder])
+        if card is not None:
+            partner = next((s for s in range(n) if s != bidder and hands[s] >> card & 1), None)
+    side_of = know.side_of(bidder, partner)
+    tally = Tally(n, len(tb.specials))
+    play_out(tb, hands, [], bidder, 0, tally, side_of, rng)
+    return outcome(tally, side_of, max(side_of) + 1, bid, bank), side_of
+
+
+def _discard(
+    know: Know,
+    tb: Tab,
+    hands: list[int],
+    stock: list[int],
+    bidder: int,
+    discarded: list[int],
+    my_discard: int | None,
+) -> None:
+    """The discards of a simulated hand, in place: every exchange and the dealer's
+    (`discards` "all"), or the bidder's down to six."""
+    if know.book["discards"] == "all":
+        others_done = know.phase == "discard"
+        exchange_all(tb, hands, stock, know.dealer, discarded, others_done, (know.me, my_discard))
+        return
+    hand = hands[bidder]
+    if my_discard is not None and bidder == know.me:
+        gone = my_discard
+    else:
+        gone = to_six(tb, hand, bank=True)
+    hands[bidder] = hand & ~gone
+    discarded[bidder] = gone
+
+
+def bid(know: Know, legal: Legal, rng: random.Random, worlds: int) -> Answer:
+    """Bid what the simulated hands make at least `MAKE_CHANCE` of the time, or pass.
+
+    Each world is played with the viewer as bidder, for every trump (`wisconsin4`: the
+    best trump of each world, since its bidder commits after seeing the kitty); the
+    points its side takes give the chance of making each bid. The last to speak bids
+    just enough; the others bid as high as the hands stay sure, to shut later bidders
+    out; a teammate's bid is raised only with a clearly stronger hand.
+    """
+    amounts = sorted(int(e["amount"]) for e in legal if e["type"] == "bid")
+    can_pass = any(e["type"] == "pass" for e in legal)
+    if not amounts:
+        return {"type": "pass"}
+    if not can_pass:
+        return {"type": "bid", "amount": amounts[0]}
+    me = know.me
+    per_suit: list[list[int]] = [[] for _ in range(4)]
+    per_world: list[int] = []
+    for _ in range(worlds):
+        world = sample(know, rng)
+        best = 0
+        for suit in range(4):
+            result = simulate(know, world, suit, me, 0, rng, kitty_taken=False, discards_done=False)
+            taken = 0 if result is None else result[0][0]
+            per_suit[suit].append(taken)
+            best = max(best, taken)
+        per_world.append(best)
+    dist = max(per_suit, key=sum)
+    del per_world
+    sure = [k for k in amounts if sum(1 for p in dist if p >= k) >= MAKE_CHANCE * len(dist)]
+    if not sure:
+        return {"type": "pass"}
+    last = me == know.dealer
+    choice = sure[0] if last else sure[-1]
+    top = _teammate_bid(know)
+    if top is not None and sure[-1] < top + _PARTNER_MARGIN:
+        return {"type": "pass"}
+    return {"type": "bid", "amount": choice}
+
+
+def _teammate_bid(know: Know) -> int | None:
+    """The highest bid so far when a fixed teammate holds it."""
+    if not know.fixed_teams:
+        return None
+    made = [(s, a) for s, a in know.bids if a is not None]
+    if not made:
+        return None
+    seat, amount = max(made, key=lambda b: int(b[1]))
+    team = next(t for t in know.book["teams"] if know.me in t)
+    return int(amount) if seat != know.me and seat in team else None
+
+
+def trump(know: Know, suits: Sequence[str], rng: random.Random, worlds: int) -> str:
+    """The allowed suit whose simulated hands score best for the viewer."""
+    options = [SUITS.index(s) for s in suits]
+    totals = [0.0] * len(options)
+    kitty_taken = bool(know.book["kitty"])
+    for _ in range(worlds):
+        world = sample(know, rng)
+        for i, suit in enumerate(options):
+            result = simulate(
+                know,
+                world,
+                suit,
+                know.me,
+                know.bid,
+                rng,
+                kitty_taken=kitty_taken,
+                discards_done=False,
+            )
+            if result is not None:
+                totals[i] += utility(result[0], result[1], know.me)
+    best = max(range(len(options)), key=lambda i: (totals[i], -i))
+    return SUITS[options[best]]
+
+
+def call(know: Know, options: Sequence[Any], rng: random.Random, worlds: int) -> str | None:
+    """The call (a card, or None: alone) whose simulated hands score best.
+
+    Tried: the four highest trumps the bidder neither holds nor discarded, and alone.
+    """
+    tb = know.tb
+    offered = {str(c) for c in options if c is not None}
+    trumps = [c for c in tb.order + tuple(bits(tb.mask & ~tb.naturals)) if CARD_NAMES[c] in offered]
+    candidates: list[int | None] = []
+    candidates += [c for c in trumps if not know.my_discards >> c & 1][:4]
+    if None in options:
+        candidates.append(None)
+    if len(candidates) == 1:
+        only = candidates[0]
+        return None if only is None else CARD_NAMES[only]
+    totals = [0.0] * len(candidates)
+    for _ in range(worlds):
+        world = sample(know, rng)
+        for i, card in enumerate(candidates):
+            result = simulate(
+                know,
+                world,
+                tb.trump,
+                know.me,
+                know.bid,
+                rng,
+                kitty_taken=True,
+                discards_done=True,
+                called=card,
+            )
+            if result is not None:
+                totals[i] += utility(result[0], result[1], know.me)
+    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+    chosen = candidates[best]
+    return None if chosen is None else CARD_NAMES[chosen]
+
+
+def discard(
+    view: View, know: Know, template: Mapping[str, Any], rng: random.Random, worlds: int
+) -> Answer:
+    """Discard exactly the template's count: the best of the few weakest sets.
+
+    Candidates are every set of that many among the few cards least worth keeping
+    (`drawing.keep_value`); each is played out in the same worlds.
+    """
+    tb = know.tb
+    count = int(template["min"])
+    allowed = [card_int(str(c)) for c in template["from"]]
+    bank = bool(know.book["banks_discards"])
+    ranked = sorted(allowed, key=lambda c: (keep_value(tb, know.hand, c, bank), c))
+    pool = ranked[: count + 2] if count <= 4 else ranked[:count]
+    sets = [sum(1 << c for c in combo) for combo in combinations(pool, count)]
+    if len(sets) == 1:
+        return {"type": "discard", "cards": [CARD_NAMES[c] for c in ranked[:count]]}
+    assert know.bidder is not None
+    totals = [0.0] * len(sets)
+    for _ in range(max(1, worlds // 2)):
+        world = sample(know, rng)
+        for i, gone in enumerate(sets):
+            result = simulate(
+                know,
+                world,
+                tb.trump,
+                know.bidder,
+                know.bid,
+                rng,
+                kitty_taken=True,
+                discards_done=False,
+                my_discard=gone,
+            )
+            if result is not None:
+                totals[i] += utility(result[0], result[1], know.me)
+    best = max(range(len(sets)), key=lambda i: (totals[i], -i))
+    return {"type": "discard", "cards": [CARD_NAMES[c] for c in bits(sets[best])]}

@@ -1,0 +1,194 @@
+"""The search's trick play: one determinized world played to its scoring, fast.
+
+A world is every seat's hand as a bit mask plus what the hand has earned so far
+(`Tally`). `play_out` plays it to the last trick, each card chosen by the rollout
+policy (`policy.pick`, cheap rules of thumb that see the whole world: it is a
+determinized world, nobody's secret) or uniformly at random, and `outcome` scores it
+as the engine does (RULES.md step 7 and 8). The rules here are the engine's, on the
+same int cards: `tests/test_bots_search.py` plays random games through both and checks
+that they offer the same cards and score the same points.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from .policy import pick
+from .tables import Tab
+from .tricks import beats
+
+
+class Tally:
+    """What a hand has earned so far: high and low (who played them), the winners of
+    the tricks holding the jacks and jokers, and each seat's count towards game."""
+
+    __slots__ = ("cap", "game", "high_pow", "high_seat", "low_pow", "low_seat")
+
+    def __init__(self, seats: int, specials: int) -> None:
+        self.high_pow = -1
+        self.high_seat = -1
+        self.low_pow = 1 << 20
+        self.low_seat = -1
+        self.game = [0] * seats
+        self.cap = [-1] * specials
+
+    def copy(self) -> Tally:
+        out = Tally.__new__(Tally)
+        out.high_pow = self.high_pow
+        out.high_seat = self.high_seat
+        out.low_pow = self.low_pow
+        out.low_seat = self.low_seat
+        out.game = self.game[:]
+        out.cap = self.cap[:]
+        return out
+
+    def count_trick(self, tb: Tab, plays: Sequence[tuple[int, int]], winner: int) -> None:
+        """Book one finished trick (used for the tricks a view already shows)."""
+        for seat, c in plays:
+            self.card_played(tb, seat, c)
+            self.game[winner] += tb.game[c]
+            if tb.mask >> c & 1 and c in tb.specials:
+                self.cap[tb.specials.index(c)] = winner
+
+    def card_played(self, tb: Tab, seat: int, c: int) -> None:
+        if tb.mask >> c & 1:
+            p = tb.power[c]
+            if p > self.high_pow:
+                self.high_pow, self.high_seat = p, seat
+            if tb.naturals >> c & 1 and p < self.low_pow:
+                self.low_pow, self.low_seat = p, seat
+
+
+def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay locals
+    tb: Tab,
+    hands: list[int],
+    trick: list[tuple[int, int]],
+    turn: int,
+    done: int,
+    tally: Tally,
+    side_of: Sequence[int],
+    rng: random.Random,
+    smart: bool = True,
+) -> None:
+    """Play the world to the end of the hand, changing `hands` and `tally` in place.
+
+    `trick` is the trick in progress (seat, card), `turn` the seat to play, `done` the
+    tricks finished. `smart` picks the rollout policy, else uniform random cards.
+    """
+    n = tb.seats
+    esuit = tb.esuit
+    power = tb.power
+    trump = tb.trump
+    game = tb.game
+    tmask = tb.mask
+    naturals = tb.naturals
+    follow = tb.follow
+    anytime = tb.trump_anytime
+    second_high = tb.second_high
+    first_natural = tb.first_lead_trump
+    specials = tb.specials
+    spec_mask = 0
+    for c in specials:
+        spec_mask |= 1 << c
+    cap = tally.cap
+    won = tally.game
+    high_pow, high_seat = tally.high_pow, tally.high_seat
+    low_pow, low_seat = tally.low_pow, tally.low_seat
+    rnd = rng.random
+    trick = list(trick)
+    if trick:
+        led = esuit[trick[0][1]]
+        win_seat, win_card = trick[0]
+        win_pow = power[win_card]
+        for s, c in trick[1:]:
+            if beats(tb, c, led, win_card, win_pow):
+                win_seat, win_card, win_pow = s, c, power[c]
+    else:
+        led = win_seat = win_card = win_pow = -1
+    seat = turn
+    while done < 6:
+        hand = hands[seat]
+        if led < 0:
+            legal = hand & naturals if first_natural and done == 0 else hand
+        else:
+            legal = hand & follow[led]
+            if not legal:
+                legal = hand
+            elif anytime:
+                legal |= hand & tmask
+        if legal & (legal - 1) == 0:
+            c = legal.bit_length() - 1
+        elif smart:
+            c = pick(tb, hands, seat, legal, trick, led, win_seat, win_card, win_pow, side_of)
+        else:
+            k = int(rnd() * legal.bit_count())
+            while k:
+                legal &= legal - 1
+                k -= 1
+            c = (legal & -legal).bit_length() - 1
+        hands[seat] = hand ^ (1 << c)
+        trick.append((seat, c))
+        p = power[c]
+        if tmask >> c & 1:
+            if p > high_pow:
+                high_pow, high_seat = p, seat
+            if p < low_pow and naturals >> c & 1:
+                low_pow, low_seat = p, seat
+        if led < 0:
+            led, win_seat, win_card, win_pow = esuit[c], seat, c, p
+        else:
+            e = esuit[c]
+            if (e in (led, trump)) and (
+                p > win_pow or (p == win_pow and second_high and c >= 52 and win_card >= 52)
+            ):
+                win_seat, win_card, win_pow = seat, c, p
+        if len(trick) == n:
+            g = 0
+            for _, tc in trick:
+                g += game[tc]
+                if spec_mask >> tc & 1:
+                    cap[specials.index(tc)] = win_seat
+            won[win_seat] += g
+            done += 1
+            seat = win_seat
+            trick = []
+            led = win_seat = win_card = win_pow = -1
+        else:
+            seat += 1
+            if seat == n:
+                seat = 0
+    tally.high_pow, tally.high_seat = high_pow, high_seat
+    tally.low_pow, tally.low_seat = low_pow, low_seat
+
+
+def outcome(tally: Tally, side_of: Sequence[int], sides: int, bid: int, bank: int) -> list[int]:
+    """The score change of each side (side 0 is the bidder's) of a finished hand.
+
+    `bank` is the count of the bidder's discards where they count for its side's game.
+    """
+    pts = [0] * sides
+    if tally.high_seat >= 0:
+        pts[side_of[tally.high_seat]] += 1
+    if tally.low_seat >= 0:
+        pts[side_of[tally.low_seat]] += 1
+    for w in tally.cap:
+        if w >= 0:
+            pts[side_of[w]] += 1
+    totals = [0] * sides
+    for seat, g in enumerate(tally.game):
+        totals[side_of[seat]] += g
+    totals[0] += bank
+    best = max(totals)
+    if totals.count(best) == 1:
+        pts[totals.index(best)] += 1
+    if pts[0] < bid:
+        pts[0] = -bid
+    return pts
+
+
+def utility(deltas: Sequence[int], side_of: Sequence[int], me: int) -> float:
+    """How good a hand's score changes are for `me`: its own change against the
+    table's average change per seat (what winning a race to the target rewards)."""
+    mean = sum(deltas[s] for s in side_of) / len(side_of)
+    return deltas[side_of[me]] - mean

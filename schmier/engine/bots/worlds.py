@@ -1,0 +1,232 @@
+"""What a seat knows, read from its view, and the worlds it cannot tell apart.
+
+`Know` is the view turned into int cards once per decision: the seat's hand and
+discards, every card seen played, how many cards each seat holds, who showed a void by
+not following suit, the called card, the trump. `sample` deals the unseen cards into
+one world consistent with all of it: every seat gets exactly as many cards as the view
+says it holds; no seat gets a card of a suit it showed it lacks; no discard holds a
+trump where the rules forbid discarding one (so every unseen trump is in a hand); the
+bidder never holds the card it called. The bidder is likelier to hold the trumps (it
+chose them): a light reading of the bidding. Nothing but the view goes in.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..description import describe
+from .reading import View
+from .tables import Tab, bits, card_int, mask_of_names, tab
+
+#: How much likelier an unseen trump is dealt to the bidder than to anybody else.
+BIDDER_TRUMP_WEIGHT = 2.0
+
+#: Attempts to deal a world that keeps every void before the voids are dropped.
+_TRIES = 30
+
+
+class Know:
+    """Everything the search reads from one view (int cards, bit masks)."""
+
+    def __init__(self, view: View) -> None:
+        self.variant = str(view["variant"])
+        self.book: Mapping[str, Any] = describe(self.variant)
+        rules = view.get("rules") or {}
+        self.rules = rules
+        self.n = len(view["seats"])
+        self.me = int(view["you"])
+        self.phase = str(view.get("phase"))
+        self.dealer = int(view.get("dealer") or 0)
+        self.bidder: int | None = view.get("bidder")
+        self.bid = int(view.get("bid") or 0)
+        trump = view.get("trump") or view.get("my_trump")
+        self.trump: str | None = str(trump) if trump else None
+        self.tb: Tab = tab(
+            self.variant, self.trump, bool(rules.get("trump_anytime")), rules.get("joker_order")
+        )
+        self.hand = mask_of_names(view.get("hand") or ())
+        self.my_discards = mask_of_names(view.get("my_discards") or ())
+        self.counts = [int(s["cards"]) for s in view["seats"]]
+        self.bids = [(int(b["seat"]), b.get("amount")) for b in view.get("bids") or ()]
+        called = view.get("called")
+        self.called = card_int(str(called)) if called else -1
+        partner = view.get("partner")
+        self.partner: int | None = None if partner is None else int(partner)
+        self.tricks: list[tuple[list[tuple[int, int]], int]] = [
+            ([(int(e["seat"]), card_int(str(e["card"]))) for e in t["cards"]], int(t["winner"]))
+            for t in view.get("tricks") or ()
+        ]
+        self.trick = [(int(e["seat"]), card_int(str(e["card"]))) for e in view.get("trick") or ()]
+        played = 0
+        for plays, _ in self.tricks:
+            for _, c in plays:
+                played |= 1 << c
+        for _, c in self.trick:
+            played |= 1 << c
+        self.played = played
+        self.unseen = self.tb.deck & ~(played | self.hand | self.my_discards)
+        self.voids = self._voids()
+
+    def _voids(self) -> list[int]:
+        """Per seat, the cards it cannot hold: every card of each suit it did not follow."""
+        tb = self.tb
+        out = [0] * self.n
+        if tb.trump < 0:
+            return out
+        for plays, _ in [*self.tricks, (self.trick, -1)]:
+            if not plays:
+                continue
+            led = tb.esuit[plays[0][1]]
+            for seat, c in plays[1:]:
+                e = tb.esuit[c]
+                if e == led:
+                    continue
+                if e == tb.trump and tb.trump_anytime:
+                    continue  # a trump instead of following says nothing
+                out[seat] |= tb.follow[led]
+        return out
+
+    @property
+    def fixed_teams(self) -> bool:
+        return bool(self.book["fixed_teams"])
+
+    def side_of(self, bidder: int, partner: int | None) -> list[int]:
+        """Side per seat, the bidder's side 0 (fixed teams, or bidder and partner)."""
+        n = self.n
+        if self.fixed_teams:
+            teams = len(self.book["teams"])
+            return [(s - bidder) % teams for s in range(n)]
+        return [0 if s in (bidder, partner) else 1 for s in range(n)]
+
+
+class World:
+    """One guess at the hidden cards: every hand, and where the rest lies."""
+
+    __slots__ = ("bank", "hands", "out")
+
+    def __init__(self, hands: list[int], out: list[int], bank: int) -> None:
+        self.hands = hands
+        #: The unseen cards in no hand (stock, discards, undealt), in a random order.
+        self.out = out
+        #: The bidder's discards' count towards game, where they count.
+        self.bank = bank
+
+
+def _places(know: Know) -> tuple[list[int], list[int], list[int]]:
+    """Owners of the unseen cards: seats (their counts, what they cannot hold), then
+    place -1 (discards or stock) and, where the bidder banks them, -2 (its discards)."""
+    tb = know.tb
+    owners: list[int] = []
+    caps: list[int] = []
+    bans: list[int] = []
+    for s in range(know.n):
+        if s == know.me or know.counts[s] == 0:
+            continue
+        owners.append(s)
+        caps.append(know.counts[s])
+        ban = know.voids[s]
+        if s == know.bidder and know.called >= 0:
+            ban |= 1 << know.called
+        bans.append(ban)
+    rest = know.unseen.bit_count() - sum(caps)
+    discarded = know.phase in ("play", "call") or (
+        know.phase == "discard" and know.me == know.dealer
+    )
+    bank_cap = 0
+    if (
+        know.book["banks_discards"]
+        and know.bidder is not None
+        and know.bidder != know.me
+        and know.phase == "play"
+    ):
+        bank_cap = max(0, min(rest, int(know.rules.get("kitty") or 0)))
+        owners.append(-2)
+        caps.append(bank_cap)
+        bans.append(tb.mask)
+    if rest - bank_cap > 0:
+        owners.append(-1)
+        caps.append(rest - bank_cap)
+        all_discard = know.book["discards"] == "all"
+        bans.append(tb.mask if discarded and all_discard else 0)
+    return owners, caps, bans
+
+
+def sample(know: Know, rng: random.Random) -> World:
+    """One world consistent with the view (see the module's docstring)."""
+    owners, caps, bans = _places(know)
+    cards = bits(know.unseen)
+    for attempt in range(_TRIES + 1):
+        relaxed = attempt == _TRIES
+        dealt = _deal(know, cards, owners, caps, [0 if relaxed else b for b in bans], rng)
+        if dealt is not None:
+            return dealt
+    raise AssertionError("no world fits the view")  # relaxed dealing always fits
+
+
+def _place(
+    rng: random.Random,
+    allowed: list[int],
+    left: list[int],
+    owners: Sequence[int],
+    bidder: int | None,
+    is_trump: bool,
+) -> int:
+    """A random place with room for one more card, as likely as the room it has left
+    (a trump likelier with the bidder); -1 when none has room."""
+    weights = []
+    for i in allowed:
+        w = float(left[i])
+        if w and is_trump and owners[i] == bidder:
+            w *= BIDDER_TRUMP_WEIGHT
+        weights.append(w)
+    total = sum(weights)
+    if total <= 0:
+        return -1
+    x = rng.random() * total
+    for i, w in zip(allowed, weights, strict=True):
+        x -= w
+        if x < 0 and w > 0:
+            return i
+    return next(i for i, w in zip(allowed, weights, strict=True) if w > 0)
+
+
+def _deal(
+    know: Know,
+    cards: list[int],
+    owners: Sequence[int],
+    caps: Sequence[int],
+    bans: Sequence[int],
+    rng: random.Random,
+) -> World | None:
+    left = list(caps)
+    k = len(owners)
+    tmask = know.tb.mask
+    bidder = know.bidder
+    order = cards[:]
+    rng.shuffle(order)
+    # The most constrained cards first, so that a void seldom leaves a card homeless.
+    allowed = {c: [i for i in range(k) if not bans[i] >> c & 1] for c in order}
+    order.sort(key=lambda c: len(allowed[c]))
+    got = [0] * k
+    out: list[int] = []
+    bank = 0
+    for c in order:
+        i = _place(rng, allowed[c], left, owners, bidder, bool(tmask >> c & 1))
+        if i < 0:
+            return None
+        left[i] -= 1
+        if owners[i] >= 0:
+            got[i] |= 1 << c
+        else:
+            out.append(c)
+            if owners[i] == -2:
+                bank += know.tb.game[c]
+    hands = [0] * know.n
+    hands[know.me] = know.hand
+    for i, s in enumerate(owners):
+        if s >= 0:
+            hands[s] = got[i]
+    rng.shuffle(out)
+    return World(hands, out, bank)

@@ -1,0 +1,301 @@
+"""The search bot: its playout simulator plays the engine's rules, its worlds fit the
+view, its answers are legal and reproducible, and it thinks for a fixed budget.
+
+The simulator (`bots.playout`, `bots.tricks`, `bots.tables`) re-implements trick play
+and scoring on int cards for speed, so it is checked against the engine on random
+games under random house rules: at every card the same legal cards, the same trick
+winners, and at the end of every hand the same score changes.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from schmier import engine
+from schmier.engine.bots import search
+from schmier.engine.bots.playout import Tally, outcome, play_out
+from schmier.engine.bots.tables import bits, card_int, tab
+from schmier.engine.bots.tricks import beats, playable
+from schmier.engine.bots.worlds import Know, sample
+from schmier.engine.cards import CARD_NAMES
+
+VARIANTS = ["schmier6", "schmier5", "wisconsin4"]
+
+#: A small budget, so that whole games of the search bot run in a test.
+SMALL = search.Budget(playouts=24, min_worlds=3, max_worlds=6, hand_worlds=3)
+
+
+def house_rules(variant: str, rng: random.Random) -> dict[str, Any]:
+    rules: dict[str, Any] = {
+        "target": rng.randint(5, 11),
+        "stick_the_dealer": rng.random() < 0.5,
+        "trump_anytime": rng.random() < 0.5,
+    }
+    if variant == "wisconsin4":
+        rules["kitty"] = rng.randint(0, 3)
+        rules["joker_order"] = rng.choice(["first_high", "second_high"])
+    return rules
+
+
+def random_move(state: engine.State, seat: int, rng: random.Random) -> engine.Action:
+    template = engine.discard_template(state, seat)
+    if template is None:
+        return rng.choice(engine.legal_moves(state, seat))
+    count = rng.randint(template.min, template.max)
+    return engine.Action("discard", tuple(rng.sample(bits(template.allowed), count)))
+
+
+def sim_tab(state: engine.State) -> Any:
+    rules = state.rules
+    assert state.trump is not None
+    return tab(state.variant.name, "SHDC"[state.trump], rules.trump_anytime, rules.joker_order)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_simulator_plays_and_scores_as_the_engine(variant: str) -> None:
+    rng = random.Random(f"sim/{variant}")
+    checked_plays = checked_hands = 0
+    for _ in range(12):
+        rules = engine.make_rules(variant, house_rules(variant, rng))
+        n = engine.seat_count(variant)
+        state = engine.new_game(variant, rules, rng.randrange(n))
+        while state.phase != "game_over" and checked_hands < 400:
+            if engine.needs_deal(state):
+                deck = list(engine.get_variant(variant).deck)
+                rng.shuffle(deck)
+                state = engine.apply_trusted(state, None, engine.Action("deal", tuple(deck)))
+                continue
+            seat = rng.choice(engine.turn(state))
+            if state.phase == "play":
+                tb = sim_tab(state)
+                led = tb.esuit[state.trick[0][1]] if state.trick else -1
+                first = not state.tricks
+                mine = playable(tb, state.hands[seat], led, first)
+                assert {m.arg for m in engine.legal_moves(state, seat)} == set(bits(mine))
+                checked_plays += 1
+            move = random_move(state, seat, rng)
+            before = state
+            state = engine.apply_trusted(state, seat, move)
+            if before.phase == "play" and len(before.trick) == n - 1:
+                tb = sim_tab(before)
+                trick = [*before.trick, (seat, move.arg)]
+                led = tb.esuit[trick[0][1]]
+                w_seat, w_card = trick[0]
+                for s, c in trick[1:]:
+                    if beats(tb, c, led, w_card, tb.power[w_card]):
+                        w_seat, w_card = s, c
+                assert w_seat == (state.tricks[-1][1] if state.tricks else state.last_hand.bidder)
+                if state.phase in ("hand_over", "game_over"):
+                    check_score(before, state, seat, move.arg)
+                    checked_hands += 1
+    assert checked_plays > 1000 and checked_hands > 30
+
+
+def check_score(before: engine.State, after: engine.State, seat: int, last: int) -> None:
+    """The simulator's score of the finished hand is the engine's."""
+    tb = sim_tab(before)
+    v = before.variant
+    lh = after.last_hand
+    assert lh is not None and before.bidder is not None and before.bid is not None
+    n = v.seats
+    side_of = [next(i for i, side in enumerate(lh.sides) if s in side) for s in range(n)]
+    tally = Tally(n, len(tb.specials))
+    for plays, winner in before.tricks:
+        tally.count_trick(tb, plays, winner)
+    for s, c in before.trick:
+        tally.card_played(tb, s, c)
+    hands = list(before.hands)
+    # The last card is played by the simulator itself.
+    play_out(tb, hands, list(before.trick), seat, 5, tally, side_of, random.Random(0))
+    bank = (
+        sum(tb.game[c] for c in bits(before.discards[before.bidder]))
+        if v.bidder_banks_discards
+        else 0
+    )
+    deltas = outcome(tally, side_of, len(lh.sides), before.bid, bank)
+    if v.called_partner:
+        assert [deltas[side_of[s]] for s in range(n)] == list(lh.deltas)
+    else:
+        assert [deltas[side_of[t[0]]] for t in v.teams] == list(lh.deltas)
+    assert last in bits(before.hands[seat])
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_random_playouts_agree_with_the_engine_to_the_score(variant: str) -> None:
+    """From the first card on, the simulator's random playout and the engine, fed the
+    same cards, reach the same score changes."""
+    rng = random.Random(f"playout/{variant}")
+    for _ in range(60):
+        rules = engine.make_rules(variant, house_rules(variant, rng))
+        n = engine.seat_count(variant)
+        state = engine.new_game(variant, rules, rng.randrange(n))
+        while state.phase != "play" or state.tricks or state.trick:
+            if engine.needs_deal(state):
+                deck = list(engine.get_variant(variant).deck)
+                rng.shuffle(deck)
+                state = engine.apply_trusted(state, None, engine.Action("deal", tuple(deck)))
+                continue
+            seat = rng.choice(engine.turn(state))
+            state = engine.apply_trusted(state, seat, random_move(state, seat, rng))
+        tb = sim_tab(state)
+        assert state.bidder is not None and state.bid is not None
+        seed = rng.randrange(2**32)
+        # The engine, playing the simulator's random choices card by card.
+        sim_rng = random.Random(seed)
+        engine_state = state
+        while engine_state.phase == "play":
+            seat = engine_state.turn[0]
+            legal = sorted(m.arg for m in engine.legal_moves(engine_state, seat))
+            if len(legal) == 1:
+                c = legal[0]
+            else:
+                k = int(sim_rng.random() * len(legal))
+                c = legal[k]
+            engine_state = engine.apply_trusted(engine_state, seat, engine.Action("play", c))
+        lh = engine_state.last_hand
+        assert lh is not None
+        side_of = [next(i for i, side in enumerate(lh.sides) if s in side) for s in range(n)]
+        tally = Tally(n, len(tb.specials))
+        hands = list(state.hands)
+        play_out(tb, hands, [], state.bidder, 0, tally, side_of, random.Random(seed), smart=False)
+        assert hands == [0] * n
+        bank = (
+            sum(tb.game[c] for c in bits(state.discards[state.bidder]))
+            if state.variant.bidder_banks_discards
+            else 0
+        )
+        deltas = outcome(tally, side_of, len(lh.sides), state.bid, bank)
+        units = range(n) if state.variant.called_partner else [t[0] for t in state.variant.teams]
+        assert [deltas[side_of[u]] for u in units] == list(lh.deltas)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_sampled_worlds_fit_the_view(variant: str) -> None:
+    """Every world keeps the seat's own cards, the hand sizes, the cards seen, the
+    voids shown and the rule that no trump is discarded."""
+    rng = random.Random(f"worlds/{variant}")
+    checked = 0
+    for _ in range(6):
+        state = engine.new_game(variant, engine.make_rules(variant, house_rules(variant, rng)), 0)
+        while state.phase != "game_over" and checked < 300:
+            if engine.needs_deal(state):
+                deck = list(engine.get_variant(variant).deck)
+                rng.shuffle(deck)
+                state = engine.apply_trusted(state, None, engine.Action("deal", tuple(deck)))
+                continue
+            seat = rng.choice(engine.turn(state))
+            if state.phase == "play":
+                know = Know(engine.view(state, seat))
+                for _ in range(3):
+                    world = sample(know, rng)
+                    check_world(state, seat, know, world)
+                    checked += 1
+            state = engine.apply_trusted(state, seat, random_move(state, seat, rng))
+    assert checked >= 300
+
+
+def check_world(state: engine.State, seat: int, know: Know, world: Any) -> None:
+    assert world.hands[seat] == state.hands[seat]
+    assert [h.bit_count() for h in world.hands] == [h.bit_count() for h in state.hands]
+    dealt = 0
+    for h in world.hands:
+        assert not dealt & h
+        dealt |= h
+    for c in world.out:
+        assert not dealt >> c & 1
+        dealt |= 1 << c
+    seen = know.played | state.hands[seat] | state.discards[seat]
+    assert dealt | seen == know.tb.deck and not (dealt & ~state.hands[seat]) & seen
+    for s in range(state.variant.seats):
+        if s != seat:
+            assert not world.hands[s] & know.voids[s]
+    # Voids are only read from what happened: the engine's hands agree with them.
+    for s in range(state.variant.seats):
+        assert not state.hands[s] & know.voids[s]
+    if state.variant.discards == "all":
+        assert not any(know.tb.mask >> c & 1 for c in world.out)
+    if know.called >= 0 and know.bidder is not None and know.bidder != seat:
+        assert not world.hands[know.bidder] >> know.called & 1
+
+
+def test_strong_is_reproducible_from_its_seed() -> None:
+    """Same view, same seed: the same answer (rooms replay bots from their log)."""
+    rng = random.Random("repro")
+    for variant in VARIANTS:
+        state = engine.new_game(variant, engine.make_rules(variant), 0)
+        for _ in range(60):
+            if engine.needs_deal(state):
+                deck = engine.full_deck(variant)
+                rng.shuffle(deck)
+                state = engine.deal(state, deck)
+                continue
+            if state.phase == "game_over":
+                break
+            seat = engine.turn(state)[0]
+            view = engine.view(state, seat)
+            seed = rng.randrange(2**32)
+            a = search.act(view, view["legal"], random.Random(seed), SMALL)
+            b = search.act(view, view["legal"], random.Random(seed), SMALL)
+            assert a == b
+            state = engine.apply(state, seat, a)
+
+
+def test_card_names_round_trip() -> None:
+    assert all(CARD_NAMES[card_int(name)] == name for name in CARD_NAMES)
+
+
+@pytest.mark.parametrize("policy", ["strong", "easy"])
+def test_hidden_cards_do_not_change_a_card_decision(policy: str) -> None:
+    """Mid-hand, two games that differ only in cards the seat cannot see (one card
+    swapped between two other hands): the same view, so the same card, on the
+    search's real budget."""
+    rng = random.Random(f"hidden-play/{policy}")
+    checked = 0
+    for variant in VARIANTS:
+        n = engine.seat_count(variant)
+        state = engine.new_game(variant, engine.make_rules(variant), 0)
+        while checked < 2 * VARIANTS.index(variant) + 2:
+            if engine.needs_deal(state):
+                deck = list(engine.get_variant(variant).deck)
+                rng.shuffle(deck)
+                state = engine.apply_trusted(state, None, engine.Action("deal", tuple(deck)))
+                continue
+            seat = rng.choice(engine.turn(state)) if state.turn else 0
+            if state.phase == "play" and state.tricks and len(engine.legal_moves(state, seat)) > 1:
+                twin = swapped(state, seat, rng)
+                if twin is not None:
+                    views = [engine.view(s, seat) for s in (state, twin)]
+                    assert views[0] == views[1]
+                    seed = rng.randrange(2**32)
+                    answers = [choose_policy(policy, v, seed) for v in views]
+                    assert answers[0] == answers[1]
+                    checked += 1
+            if state.phase == "game_over":
+                state = engine.new_game(variant, engine.make_rules(variant), rng.randrange(n))
+                continue
+            state = engine.apply_trusted(state, seat, random_move(state, seat, rng))
+    assert checked == 6  # two decisions in each game
+
+
+def choose_policy(policy: str, view: dict[str, Any], seed: int) -> dict[str, Any]:
+    from schmier.engine.bots import choose
+
+    return choose(policy, view, random.Random(seed))
+
+
+def swapped(state: engine.State, seat: int, rng: random.Random) -> engine.State | None:
+    """`state` with one unplayed card of two other seats exchanged (None when one is
+    the called card, whose holder is the partner: the test is about cards alone)."""
+    others = [s for s in range(state.variant.seats) if s != seat and state.hands[s]]
+    a, b = rng.sample(others, 2)
+    ca = rng.choice(bits(state.hands[a]))
+    cb = rng.choice(bits(state.hands[b]))
+    hands = list(state.hands)
+    hands[a] = hands[a] ^ (1 << ca) | (1 << cb)
+    hands[b] = hands[b] ^ (1 << cb) | (1 << ca)
+    if state.called in (ca, cb):
+        return None
+    return state._replace(hands=tuple(hands))

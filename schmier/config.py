@@ -13,6 +13,7 @@ import os
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from schmier.engine.bots import levels
 from schmier.store.sentinel import parse_sentinels
 
 
@@ -70,6 +71,15 @@ class Settings(BaseSettings):
         ),
     )
     bot_delay: float = Field(0.8, ge=0, description="Seconds a bot waits before acting.")
+    default_bot: str = Field(
+        levels.DEFAULT,
+        description=(
+            "The bot level that fills seats added without one, plays for away players and "
+            "answers hints (`GET /api/bots` lists it first): "
+            + ", ".join(f"`{lvl.name}`" for lvl in levels.LEVELS)
+            + "."
+        ),
+    )
     bot_workers: int | None = Field(
         None,
         ge=0,
@@ -158,6 +168,14 @@ class Settings(BaseSettings):
     max_frame: int = Field(
         8192, ge=256, description="Largest WebSocket frame in bytes; larger closes with 1009."
     )
+
+    @field_validator("default_bot")
+    @classmethod
+    def _default_bot_known(cls, value: str) -> str:
+        if value not in levels.BY_NAME:
+            known = ", ".join(lvl.name for lvl in levels.LEVELS)
+            raise ValueError(f"unknown bot level {value!r}; known: {known}")
+        return value
 
     @field_validator("redis_sentinels")
     @classmethod

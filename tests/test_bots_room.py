@@ -54,15 +54,37 @@ def named(view: dict[str, Any]) -> list[str | None]:
     return [entry.get("bot") for entry in view["seats"]]
 
 
-async def test_the_bots_are_listed_strongest_first(any_server: RunningServer) -> None:
-    async with httpx.AsyncClient(base_url=any_server.base_url) as http:
-        answer = await http.get("/api/bots")
-    assert answer.status_code == 200
-    assert answer.json() == [
-        {"name": lvl.name, "label": lvl.label, "description": lvl.description}
-        for lvl in levels.LEVELS
-    ]
-    assert answer.json()[0]["name"] == levels.DEFAULT
+async def test_the_bots_are_listed_strongest_first(server_factory: ServerFactory) -> None:
+    """The default (the strongest unless the operator picks another) first, then the
+    rest strongest first."""
+    for default, order in [
+        ("strong", ["strong", "normal", "easy", "random"]),
+        ("normal", ["normal", "strong", "easy", "random"]),
+    ]:
+        server = server_factory(default_bot=default)
+        async with httpx.AsyncClient(base_url=server.base_url) as http:
+            answer = await http.get("/api/bots")
+        assert answer.status_code == 200
+        assert [b["name"] for b in answer.json()] == order
+        assert answer.json()[0] == {
+            "name": default,
+            "label": levels.BY_NAME[default].label,
+            "description": levels.BY_NAME[default].description,
+        }
+    assert levels.DEFAULT == "strong" == levels.LEVELS[0].name
+
+
+async def test_the_default_bot_is_strong_and_plays_for_a_seat_added_without_a_level(
+    server_factory: ServerFactory,
+) -> None:
+    server = server_factory(default_bot=levels.DEFAULT)
+    _, clients, _, _ = await seat_table(server, "wisconsin4", [0])
+    ann = clients[0]
+    state = await ann.wait_state(lambda v: v["phase"] != "lobby")
+    assert {s.get("bot") for s in state["view"]["seats"] if s["kind"] == "bot"} == {"strong"}
+    # And it plays: the bots' bids come (searched, off the loop).
+    await ann.wait_state(lambda v: len(v["bids"]) >= 2 or v["phase"] != "bidding")
+    await ann.close()
 
 
 async def test_add_bot_seats_the_level_asked_for(any_server: RunningServer) -> None:
@@ -79,13 +101,13 @@ async def test_add_bot_seats_the_level_asked_for(any_server: RunningServer) -> N
     await ann.send({"type": "add_bot", "seat": 1})
     await ann.send({"type": "add_bot", "seat": 2, "bot": weakest})
     state = await ann.wait_state(lambda v: v["seats"][2]["kind"] == "bot")
-    assert named(state["view"]) == [None, levels.DEFAULT, weakest, None]
+    assert named(state["view"]) == [None, levels.default(), weakest, None]
     # Still one add_bot per empty seat, without a level.
     assert [a for a in state["view"]["legal"] if a["type"] == "add_bot"] == [
         {"type": "add_bot", "seat": 3}
     ]
     info = await any_server.room(code)
-    assert [s.get("bot") for s in info["seats"]] == [None, levels.DEFAULT, weakest, None]
+    assert [s.get("bot") for s in info["seats"]] == [None, levels.default(), weakest, None]
     assert "bot" not in info["seats"][0] and "bot" not in info["seats"][3]
 
     # An unknown level: bad_message, and nothing changed.
@@ -101,11 +123,11 @@ async def test_add_bot_seats_the_level_asked_for(any_server: RunningServer) -> N
     assert ann.state is not None and ann.state["seq"] == seq
 
     # Each bot plays at its own level; a started game shows the levels too.
-    await ann.send({"type": "add_bot", "seat": 3, "bot": levels.DEFAULT})
+    await ann.send({"type": "add_bot", "seat": 3, "bot": levels.default()})
     await ann.wait_state(lambda v: {"type": "start"} in v["legal"])
     await ann.send({"type": "start"})
     started = await ann.wait_state(lambda v: v["phase"] != "lobby")
-    assert named(started["view"]) == [None, levels.DEFAULT, weakest, levels.DEFAULT]
+    assert named(started["view"]) == [None, levels.default(), weakest, levels.default()]
     await ann.close()
 
 
@@ -115,8 +137,8 @@ async def test_a_player_who_leaves_is_played_by_the_default_bot(
     code, clients, _, _ = await seat_table(any_server, "wisconsin4", [0, 1])
     await clients[1].send({"type": "leave"})
     state = await clients[0].wait_state(lambda v: v["seats"][1]["kind"] == "bot")
-    assert state["view"]["seats"][1]["bot"] == levels.DEFAULT
-    assert (await any_server.room(code))["seats"][1]["bot"] == levels.DEFAULT
+    assert state["view"]["seats"][1]["bot"] == levels.default()
+    assert (await any_server.room(code))["seats"][1]["bot"] == levels.default()
     for client in clients.values():
         await client.close()
 
@@ -387,7 +409,7 @@ def test_an_older_snapshot_reads_with_default_bots(fmt: int) -> None:
     record = RoomRecord.new("abcdefghij", "schmier6", engine.make_rules("schmier6"))
     record = record.with_seat(1, bot_seat(1, levels.LEVELS[-1].name))
     read = RoomRecord.from_bytes(older_snapshot(record, fmt))
-    assert read.seats[1].kind == "bot" and read.seats[1].bot == levels.DEFAULT
+    assert read.seats[1].kind == "bot" and read.seats[1].bot == levels.default()
     assert all(s.bot is None for k, s in enumerate(read.seats) if k != 1)
     again = RoomRecord.from_bytes(read.to_bytes())
     assert orjson.loads(read.to_bytes())["format"] == SNAPSHOT_FORMAT
@@ -411,10 +433,10 @@ async def test_a_room_saved_before_levels_is_served_with_default_bots(
         "name": "Bot 2",
         "kind": "bot",
         "connected": False,
-        "bot": levels.DEFAULT,
+        "bot": levels.default(),
     }
     _, token = await redis_server.join(code, "Ann", 0)
     ann = await Client.seated(redis_server, code, token)
     assert ann.state is not None
-    assert named(ann.state["view"])[:2] == [None, levels.DEFAULT]
+    assert named(ann.state["view"])[:2] == [None, levels.default()]
     await ann.close()

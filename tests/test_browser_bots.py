@@ -47,9 +47,9 @@ def test_the_lobby_picks_each_bots_level(
     options = page.eval_on_selector_all(
         f"{picker} option", "els => els.map(e => [e.value, e.textContent, e.selected])"
     )
-    names = [lvl.name for lvl in levels.LEVELS]
+    names = [lvl.name for lvl in levels.listed()]
     assert [value for value, _, _ in options] == names
-    assert [selected for _, _, selected in options] == [n == levels.DEFAULT for n in names]
+    assert [selected for _, _, selected in options] == [n == levels.default() for n in names]
     for value, text, _ in options:
         if value in LABELS[locale]:
             assert text == LABELS[locale][value]
@@ -61,7 +61,7 @@ def test_the_lobby_picks_each_bots_level(
     page.wait_for_selector('.lobby-seat[data-seat="1"] .badge.bot')
     page.wait_for_selector('.lobby-seat[data-seat="2"] .badge.bot')
     bots = [s.get("bot") for s in seats_of(server.base_url, code)]
-    assert bots == [None, levels.DEFAULT, weakest, None]
+    assert bots == [None, levels.default(), weakest, None]
     # The bot's name keeps its chair and shows its level.
     shown = page.inner_text('.lobby-seat[data-seat="2"] .lobby-seat-name')
     label = LABELS[locale].get(weakest, levels.level(weakest).label)
@@ -71,7 +71,7 @@ def test_the_lobby_picks_each_bots_level(
     # "Fill the rest" uses the level picked for each seat (the default here).
     page.click('button[data-action="add_bot"][data-seat="3"]')
     page.wait_for_selector('button[data-action="start"]')
-    assert seats_of(server.base_url, code)[3]["bot"] == levels.DEFAULT
+    assert seats_of(server.base_url, code)[3]["bot"] == levels.default()
 
 
 def test_a_level_the_catalogue_lacks_shows_the_servers_words(

@@ -222,14 +222,29 @@ def test_cards_are_large_enough_to_tap_on_a_phone(
             assert width >= 44 and height >= 44, (variant, name, width, height)
         # No card lies over another: a tap on its middle reaches it and no other.
         for name, _, _ in cards:
-            button = page.locator(f'#hand button[data-card="{name}"]')
-            button.scroll_into_view_if_needed()
-            hit = button.evaluate(
-                "(e) => { const r = e.getBoundingClientRect();"
-                " const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
-                " return at !== null && at.closest('button') === e; }"
+            assert tapped_alone(page, f'#hand button[data-card="{name}"]'), (variant, name)
+
+
+def tapped_alone(page: Any, selector: str) -> bool:
+    """Whether a tap on the middle of `selector` reaches it and nothing else. The bots
+    play on meanwhile and each state redraws the hand, so a button may be replaced
+    between the scroll and the look: look again at the new one."""
+    for attempt in range(5):
+        button = page.locator(selector)
+        try:
+            button.scroll_into_view_if_needed(timeout=5_000)
+            return bool(
+                button.evaluate(
+                    "(e) => { const r = e.getBoundingClientRect();"
+                    " const at = document.elementFromPoint(r.left + r.width / 2,"
+                    " r.top + r.height / 2);"
+                    " return at !== null && at.closest('button') === e; }"
+                )
             )
-            assert hit, (variant, name)
+        except Exception:
+            if attempt == 4:
+                raise
+    return False
 
 
 # ------------------------------------------------------------------ motion

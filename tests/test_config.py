@@ -39,13 +39,15 @@ def test_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.redis_url == "redis://example:6379/3"
     assert settings.bot_delay == 0
     assert settings.log_json is True
+    assert Settings().default_bot == "strong"
     assert settings.origin_allowlist == {"https://a.example", "https://b.example:8443"}
 
 
 @pytest.mark.parametrize(
     ("name", "value"),
     [("SCHMIER_PORT", "-1"), ("SCHMIER_BOT_DELAY", "-2"), ("SCHMIER_FRAME_BURST", "0"),
-     ("SCHMIER_HELLO_TIMEOUT", "0"), ("SCHMIER_MAX_FRAME", "12"), ("SCHMIER_PORT", "x")],
+     ("SCHMIER_HELLO_TIMEOUT", "0"), ("SCHMIER_MAX_FRAME", "12"), ("SCHMIER_PORT", "x"),
+     ("SCHMIER_DEFAULT_BOT", "grandmaster")],
 )  # fmt: skip
 def test_bad_values_fail_at_start(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(name, value)

@@ -16,6 +16,7 @@ from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
 from schmier.collector import Collector
 from schmier.config import Settings
+from schmier.engine.bots import levels
 from schmier.logs import configure, event
 from schmier.looplag import LoopLag
 from schmier.metrics import Metrics
@@ -27,10 +28,12 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     """A ready-to-serve app. `store` overrides the one the settings would open.
 
     Everything (store, rooms, metrics, limiters) hangs off `app.state`, nothing is
-    global, so one process can run several servers (the tests do).
+    global but the log's format and the default bot's name, so one process can run
+    several servers (the tests do, all with the same default bot).
     """
     settings = settings or Settings()
     configure(settings.log_json, settings.log_level)
+    levels.choose_default(settings.default_bot)
     own_store = store is None
     the_store = store or open_store(
         settings.redis_url,

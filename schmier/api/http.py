@@ -299,7 +299,7 @@ async def bots() -> list[dict[str, str]]:
     (it fills seats, plays for away players and answers hints)."""
     return [
         {"name": lvl.name, "label": lvl.label, "description": lvl.description}
-        for lvl in levels.LEVELS
+        for lvl in levels.listed()
     ]
 
 

@@ -27,7 +27,7 @@ def policy_for(record: RoomRecord, seat: int) -> str:
     who is away (and for a level this server no longer has)."""
     current = record.seats[seat]
     name = current.bot if current.kind == "bot" else None
-    return levels.BY_NAME.get(name or levels.DEFAULT, levels.level(None)).policy
+    return levels.BY_NAME.get(name or levels.default(), levels.level(None)).policy
 
 
 def fallback_action(legal: list[dict[str, Any]]) -> dict[str, Any]:

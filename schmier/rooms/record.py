@@ -149,7 +149,7 @@ class RoomRecord:
                 name=s["name"],
                 token_hash=s["token_hash"],
                 connected=bool(s["connected"]),
-                bot=(s.get("bot") or levels.DEFAULT) if s["kind"] == "bot" else None,
+                bot=(s.get("bot") or levels.default()) if s["kind"] == "bot" else None,
             )
             for s in body["seats"]
         )

@@ -44,6 +44,9 @@ from schmier.protocol import SERVER_FRAME
 FAST: dict[str, Any] = {
     "bot_delay": 0.0,
     "bot_workers": 0,
+    # The search (`strong`) costs ~100 ms of CPU a move: whole games in tests play the
+    # rules of thumb; the tests of the search and of the default bot ask for it.
+    "default_bot": "normal",
     "hand_pause": 0.0,
     "trick_pause": 0.0,
     "create_rate": 10_000,

@@ -1,10 +1,10 @@
 """The search's decisions before the first card: whole hands simulated in sampled worlds.
 
-A bid, a trump (the `wisconsin4` commitment too), the dealer's or the kitty's discards
-and the call are each tried in every world: the rest of the hand before play is done
-by quick rules (`drawing`: exchanges, the kitty, discards, the call), then the cards
-are played out by the rollout policy and scored. The option with the best average is
-chosen; a bid is made when the simulated hands make it often enough.
+A bid, a trump (also the commitment where the first lead sets trump), the dealer's or
+the kitty's discards and the call are each tried in every world: the rest of the hand
+before play is done by quick rules (`drawing`: exchanges, the kitty, discards, the
+call), then the cards are played out by the rollout policy and scored. The option with
+the best average is chosen; a bid is made when the simulated hands make it often enough.
 """
 
 from __future__ import annotations
@@ -111,8 +111,8 @@ def _discard(
 def bid(know: Know, legal: Legal, rng: random.Random, worlds: int) -> Answer:
     """Bid what the simulated hands make at least `MAKE_CHANCE` of the time, or pass.
 
-    Each world is played with the viewer as bidder, for every trump (`wisconsin4`: the
-    best trump of each world, since its bidder commits after seeing the kitty); the
+    Each world is played with the viewer as bidder, for every trump (where trump is set by the
+    first lead: the best trump of each world, as its bidder commits after the kitty); the
     points its side takes give the chance of making each bid. The last to speak bids
     just enough; the others bid as high as the hands stay sure, to shut later bidders
     out; a teammate's bid is raised only with a clearly stronger hand.

@@ -54,11 +54,34 @@ LEVELS: tuple[Level, ...] = (
 )
 
 DEFAULT: str = LEVELS[0].name
-"""The server's default bot."""
+"""The strongest level that keeps the time budget: the server's default bot unless its
+operator picks another (`SCHMIER_DEFAULT_BOT`, see `choose_default`)."""
 
 BY_NAME: dict[str, Level] = {level.name: level for level in LEVELS}
+
+_chosen: list[str] = [DEFAULT]
+
+
+def choose_default(name: str) -> None:
+    """Make `name` the default bot of this process: the server does so once as it starts
+    (a small machine may prefer `normal`, which costs a millisecond where `strong` costs
+    a hundred). ``KeyError`` for an unknown name. One server runs per process, so one
+    default is enough; the bots themselves never read it (they get their policy)."""
+    _chosen[0] = BY_NAME[name].name
+
+
+def default() -> str:
+    """The name of this process's default bot."""
+    return _chosen[0]
+
+
+def listed() -> tuple[Level, ...]:
+    """The levels as players are offered them: the default first, then the others
+    strongest first (`GET /api/bots`)."""
+    first = BY_NAME[default()]
+    return (first, *(lvl for lvl in LEVELS if lvl is not first))
 
 
 def level(name: str | None) -> Level:
     """The level called `name` (the default for None); ``KeyError`` for an unknown name."""
-    return BY_NAME[DEFAULT if name is None else name]
+    return BY_NAME[default() if name is None else name]

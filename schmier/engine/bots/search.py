@@ -5,11 +5,11 @@ of their day and play-smear.com's "optimal" bot do).
 Every decision samples worlds consistent with the view (`worlds`), tries each legal
 choice in every world, plays the rest of the hand out with the rollout policy
 (`policy`; the last tricks are solved exactly, `endgame`), scores it as the engine
-does and keeps the choice with the best average for the viewer. Cards are searched
-here; the bid, the trump (the `wisconsin4` commitment too), the dealer's and the kitty's
-discards and the call are searched by whole simulated hands (`handsim`). The budget is
-a fixed count of worlds and playouts, never the clock, so a decision is a pure function
-of the view and the seed, and a room replays it exactly from its log.
+does and keeps the choice with the best average for the viewer. Cards are searched here;
+the bid, the trump (also the commitment where the first lead sets trump), the dealer's
+and the kitty's discards and the call are searched by whole simulated hands (`handsim`).
+The budget is a fixed count of worlds and playouts, never the clock, so a decision is a
+pure function of the view and the seed, and a room replays it exactly from its log.
 
 `docs/bots.md` argues why determinized rather than information-set tree search, with
 measurements.

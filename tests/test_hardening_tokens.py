@@ -32,6 +32,7 @@ FRAMES: dict[str, dict[str, Any]] = {
     "rematch": {"type": "rematch"},
     "leave": {"type": "leave"},
     "entropy": {"type": "entropy", "value": "00ff" * 8},
+    "hint": {"type": "hint"},
 }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .playout import Tally, outcome, utility
-from .tables import Tab
+from .tables import Tab, bits
 from .tricks import beats, playable
 
 #: Solve exactly when at most this many cards are left in the hand of the seat to play.
@@ -55,7 +55,7 @@ class Solver:
         legal = playable(tb, hands[seat], led, done == 0)
         maximise = self.side_of[seat] == self.mine
         best = -1e9 if maximise else 1e9
-        for c in _cards(legal):
+        for c in bits(legal):
             v = self.after(hands, trick, seat, done, tally, c, alpha, beta)
             if maximise:
                 if v > best:
@@ -96,12 +96,3 @@ class Solver:
         t2 = tally.copy()
         t2.count_trick(tb, trick, w_seat)
         return self.value(hands, [], w_seat, done + 1, t2, alpha, beta)
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

@@ -12,17 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .tables import Tab
+from .tables import Tab, bits
 from .tricks import beats, playable
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _cost(tb: Tab, c: int) -> int:
@@ -41,7 +32,7 @@ def _beaten_later(
 ) -> bool:
     """Whether one of `later` can take the trick from `card` with a legal card."""
     for s in later:
-        for c in _cards(playable(tb, hands[s], led, False)):
+        for c in bits(playable(tb, hands[s], led, False)):
             if beats(tb, c, led, card, pow_):
                 return True
     return False
@@ -62,7 +53,7 @@ def pick(
     """The card `seat` plays in the rollout (`legal` holds at least two)."""
     n = tb.seats
     mine = side_of[seat]
-    cards = _cards(legal)
+    cards = bits(legal)
     power = tb.power
     if led < 0:
         return _lead(tb, hands, seat, cards, side_of)
@@ -107,7 +98,7 @@ def _lead(tb: Tab, hands: list[int], seat: int, cards: list[int], side_of: Seque
     trumps = [c for c in cards if tb.mask >> c & 1]
     if trumps and foe_trumps:
         best = max(trumps, key=lambda c: power[c])
-        if all(power[best] > power[c] for c in _cards(foe_trumps)):
+        if all(power[best] > power[c] for c in bits(foe_trumps)):
             return best
     side = [c for c in cards if not tb.mask >> c & 1]
     if not side:
@@ -125,6 +116,6 @@ def _boss_side_card(tb: Tab, foes: list[int], c: int) -> bool:
         suit = h & follow
         if not suit and h & tb.mask:
             return False
-        if any(tb.power[o] > tb.power[c] for o in _cards(suit)):
+        if any(tb.power[o] > tb.power[c] for o in bits(suit)):
             return False
     return True

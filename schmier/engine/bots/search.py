@@ -26,7 +26,7 @@ from .discards import discard as heuristic_discard
 from .endgame import Solver, exact_cards
 from .playout import Tally, outcome, play_out, utility
 from .reading import Answer, Legal, View
-from .tables import card_int
+from .tables import bits, card_int
 from .tricks import beats
 from .worlds import Know, World, sample
 
@@ -116,7 +116,7 @@ def play(know: Know, cards: list[str], rng: random.Random, budget: Budget) -> st
     done = len(know.tricks)
     me = know.me
     bank_mine = (
-        sum(tb.game[c] for c in _bits(know.my_discards))
+        sum(tb.game[c] for c in bits(know.my_discards))
         if know.book["banks_discards"] and know.bidder == me
         else 0
     )
@@ -175,12 +175,3 @@ def _finish(
         return
     # The cards of the open trick are booked when play_out closes it.
     play_out(tb, hands, trick, (trick[-1][0] + 1) % n, done, tally, side_of, rng, smart)
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

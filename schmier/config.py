@@ -90,6 +90,15 @@ class Settings(BaseSettings):
             "process (tests, development)."
         ),
     )
+    bot_nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description=(
+            "How much lower than the server's the bot workers' CPU priority is (Unix "
+            "niceness added): a thinking bot yields the CPU to the rooms' humans."
+        ),
+    )
     hand_pause: float = Field(
         5.0, ge=0, description="Seconds a hand's score stays up before the next deal."
     )

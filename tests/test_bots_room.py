@@ -392,6 +392,13 @@ async def test_a_dead_worker_costs_a_fallback_move_and_the_pool_is_rebuilt(
     await ann.close()
 
 
+def test_the_workers_run_below_the_servers_priority(server_factory: ServerFactory) -> None:
+    """`SCHMIER_BOT_NICE` lowers the workers' priority (niceness only ever goes up)."""
+    server = server_factory(bot_workers=1, bot_nice=7)
+    pool = server.app.state.rooms.pool
+    assert pool.executor.submit(os.nice, 0).result(timeout=60) == min(19, os.nice(0) + 7)
+
+
 # ------------------------------------------------------------------ old snapshots
 
 

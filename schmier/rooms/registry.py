@@ -84,7 +84,7 @@ class Rooms:
         pool: thinking.Pool | None = None,
     ) -> None:
         self.store = store
-        self.pool = pool or thinking.Pool(settings.thinking_workers)
+        self.pool = pool or thinking.Pool(settings.thinking_workers, settings.bot_nice)
         """The workers every room's bots decide in (`thinking.py`)."""
         self.settings = settings
         self.metrics = metrics

@@ -52,17 +52,26 @@ def work(policy: str, view: dict[str, Any], seed: int) -> Answer:
     return bots.choose(policy, view, random.Random(seed))
 
 
+def lower_priority(nice: int) -> None:
+    """A worker's initializer: run `nice` steps below the server, so that when bots and
+    the event loop want the same core, the loop (every human's next view) comes first."""
+    with contextlib.suppress(OSError, AttributeError):  # not allowed, or not Unix
+        os.nice(nice)
+
+
 class Pool:
     """The server's workers for bot decisions, shared by its rooms.
 
     `workers` processes (``SCHMIER_BOT_WORKERS``); 0 runs decisions in one thread of the
     server's own process instead (tests, development), still off the event loop. The
     processes start on the first decision, spawned (never forked from a server full of
-    threads and sockets).
+    threads and sockets), at `nice` steps below the server's priority
+    (``SCHMIER_BOT_NICE``).
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, nice: int = 0) -> None:
         self.workers = workers
+        self.nice = nice
         self._executor: Executor | None = None
         self._closed = False
         self._lock = threading.Lock()  # the executor is also reached from other threads
@@ -80,7 +89,12 @@ class Pool:
                     self._executor = ThreadPoolExecutor(1, thread_name_prefix="bot")
                 else:
                     context = multiprocessing.get_context("spawn")
-                    self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+                    self._executor = ProcessPoolExecutor(
+                        self.workers,
+                        mp_context=context,
+                        initializer=lower_priority,
+                        initargs=(self.nice,),
+                    )
             return self._executor
 
     def warm(self) -> None:

@@ -17,6 +17,7 @@ import pytest
 from schmier import engine
 from schmier.engine.bots import search
 from schmier.engine.bots.playout import Tally, outcome, play_out
+from schmier.engine.bots.race import WIN, Race, race_of
 from schmier.engine.bots.tables import bits, card_int, tab
 from schmier.engine.bots.tricks import beats, playable
 from schmier.engine.bots.worlds import Know, sample
@@ -299,3 +300,49 @@ def swapped(state: engine.State, seat: int, rng: random.Random) -> engine.State 
     if state.called in (ca, cb):
         return None
     return state._replace(hands=tuple(hands))
+
+
+# ------------------------------------------------------------------ the race to the target
+
+
+def test_the_race_ends_the_game_as_the_engine_does() -> None:
+    """Hand-worked: schmier6, target 21, teams {0,3} {1,4} {2,5} at 18, 20 and 5; seat
+    1 bid (its team is side 0, seat 2's side 1, seat 0's side 2)."""
+    race = Race([18, 20, 5], 21, [[0, 3], [1, 4], [2, 5]], 6)
+    side_of = [(s - 1) % 3 for s in range(6)]
+    # Bidder's team +1 (21), seat 0's team +3 (21), seat 2's +2: a tie at 21 that the
+    # bidder's side is in, so it wins alone.
+    assert race.settle([1, 2, 3], side_of, 4) == WIN
+    assert race.settle([1, 2, 3], side_of, 3) == -WIN
+    assert race.settle([1, 2, 3], side_of, 5) == -WIN
+    # The bidder set (-3): seat 0's team alone at 21 wins.
+    assert race.settle([-3, 2, 3], side_of, 0) == WIN
+    assert race.settle([-3, 2, 3], side_of, 1) == -WIN
+    # Nobody at 21 yet: the points alone count.
+    assert race.settle([0, 2, 2], side_of, 0) == 0.0
+    # Teams 0 and 2 tied at 22 and the bidder's side not among them: another hand.
+    tied = Race([19, 3, 20], 21, [[0, 3], [1, 4], [2, 5]], 6)
+    assert tied.settle([-3, 2, 3], side_of, 0) == 0.0
+
+
+def test_the_bidders_side_wins_a_tie_together_in_schmier5() -> None:
+    """schmier5: scores per player; bidder 2 and its partner 4 (side 0) tie at 21 with
+    defender 0 and win together; a single highest score wins alone, partner or not."""
+    side_of = [1, 1, 0, 1, 0]
+    race = Race([19, 0, 18, 0, 18], 21, [[s] for s in range(5)], 5)
+    assert race.settle([3, 2], side_of, 2) == WIN  # 21, 21 and 21: the bidder's side
+    assert race.settle([3, 2], side_of, 4) == WIN
+    assert race.settle([3, 2], side_of, 0) == -WIN
+    race = Race([19, 0, 18, 0, 17], 21, [[s] for s in range(5)], 5)
+    assert race.settle([4, 2], side_of, 2) == WIN  # 22 against 21 and 21
+    assert race.settle([4, 2], side_of, 4) == -WIN
+    assert race.settle([4, 2], side_of, 0) == -WIN
+
+
+def test_the_race_counts_only_when_the_hand_can_end_the_game() -> None:
+    view = {"scores": [10, 14], "teams": [[0, 2], [1, 3]], "rules": {"target": 21}}
+    view["seats"] = [{}] * 4
+    assert race_of(view) is None  # 14 + 6 < 21
+    view["scores"] = [10, 15]
+    race = race_of(view)
+    assert race is not None and race.target == 21 and race.unit_of == [0, 1, 0, 1]

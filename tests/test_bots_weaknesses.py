@@ -96,6 +96,30 @@ def test_a_strong_hand_is_bid(policy: str) -> None:
     assert decide(policy, view)["type"] == "bid"
 
 
+def near_the_target(scores: list[int]) -> dict[str, Any]:
+    """wisconsin4, the dealer (seat 3, team {1, 3}) to speak last after a bid of 2 by
+    seat 2, with a hand too weak to bid on points alone."""
+    view = make_view(
+        "wisconsin4",
+        phase="bidding",
+        you=3,
+        dealer=3,
+        hand=WEAK["wisconsin4"],
+        bids=[{"seat": 0, "amount": None}, {"seat": 1, "amount": None}, {"seat": 2, "amount": 2}],
+        legal=bids(range(3, 7)),
+    )
+    view["scores"] = scores
+    return view
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_bid_that_takes_the_side_out_is_made(seed: int) -> None:
+    """At 19 of 21 a made bid of 3 wins the game at once, where passing leaves the hand
+    (and its points) to the other side: the search bids what it would pass at 0 to 0."""
+    assert decide("strong", near_the_target([0, 0]), seed) == {"type": "pass"}
+    assert decide("strong", near_the_target([5, 19]), seed) == {"type": "bid", "amount": 3}
+
+
 # ------------------------------------------------ the low trump onto a sure trick
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .playout import Tally, outcome, utility
+from .race import Race
 from .tables import Tab, bits
 from .tricks import beats, playable
 
@@ -27,8 +28,17 @@ def exact_cards(seats: int) -> int:
 class Solver:
     """The fixed parts of one world's solve: tables, sides, the bid, the viewer."""
 
-    def __init__(self, tb: Tab, side_of: Sequence[int], bid: int, bank: int, me: int) -> None:
+    def __init__(
+        self,
+        tb: Tab,
+        side_of: Sequence[int],
+        bid: int,
+        bank: int,
+        me: int,
+        race: Race | None = None,
+    ) -> None:
         self.tb = tb
+        self.race = race
         self.side_of = side_of
         self.sides = max(side_of) + 1
         self.bid = bid
@@ -50,7 +60,7 @@ class Solver:
         tb = self.tb
         if done == 6:
             deltas = outcome(tally, self.side_of, self.sides, self.bid, self.bank)
-            return utility(deltas, self.side_of, self.me)
+            return utility(deltas, self.side_of, self.me, self.race)
         led = tb.esuit[trick[0][1]] if trick else -1
         legal = playable(tb, hands[seat], led, done == 0)
         maximise = self.side_of[seat] == self.mine

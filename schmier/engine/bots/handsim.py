@@ -27,6 +27,10 @@ MAKE_CHANCE = 0.75
 _PARTNER_MARGIN = 2
 
 
+#: One simulated hand: each side's score change, and each seat's side (side 0 the bidder's).
+Result = tuple[list[int], list[int]]
+
+
 def _tab(know: Know, suit: int) -> Tab:
     rules = know.rules
     return tab(
@@ -46,7 +50,7 @@ def simulate(
     discards_done: bool,
     my_discard: int | None = None,
     called: int | None = -1,
-) -> tuple[list[int], list[int]] | None:
+) -> Result | None:
     """Play one world from where the view stands (bidding, trump, discards or the call)
     to its scoring with `suit` as trump: each side's score change and the sides.
 
@@ -108,14 +112,19 @@ def _discard(
     discarded[bidder] = gone
 
 
-def bid(know: Know, legal: Legal, rng: random.Random, worlds: int) -> Answer:
-    """Bid what the simulated hands make at least `MAKE_CHANCE` of the time, or pass.
+def bid(
+    know: Know, legal: Legal, rng: random.Random, worlds: int, make: float = MAKE_CHANCE
+) -> Answer:
+    """Bid when the simulated hands make it at least `make` of the time, or pass.
 
     Each world is played with the viewer as bidder, for every trump (where trump is set by the
     first lead: the best trump of each world, as its bidder commits after the kitty); the
     points its side takes give the chance of making each bid. The last to speak bids
-    just enough; the others bid as high as the hands stay sure, to shut later bidders
-    out; a teammate's bid is raised only with a clearly stronger hand.
+    just enough; the others bid as high as the hands stay sure (`MAKE_CHANCE`), to shut
+    later bidders out, or else the lowest bid made `make` of the time; a teammate's bid
+    is raised only with a clearly stronger hand. When the hand can end the game, the
+    bid (or the pass) is the one whose simulated hands are worth most with the game won
+    or lost counted (`_race_bid`), however often it is made.
     """
     amounts = sorted(int(e["amount"]) for e in legal if e["type"] == "bid")
     can_pass = any(e["type"] == "pass" for e in legal)
@@ -124,28 +133,103 @@ def bid(know: Know, legal: Legal, rng: random.Random, worlds: int) -> Answer:
     if not can_pass:
         return {"type": "bid", "amount": amounts[0]}
     me = know.me
-    per_suit: list[list[int]] = [[] for _ in range(4)]
-    per_world: list[int] = []
+    per_suit: list[list[Result | None]] = [[] for _ in range(4)]
+    rivals: list[list[Result | None]] = []
+    rival = _rival(know, amounts[0])
     for _ in range(worlds):
         world = sample(know, rng)
-        best = 0
         for suit in range(4):
             result = simulate(know, world, suit, me, 0, rng, kitty_taken=False, discards_done=False)
-            taken = 0 if result is None else result[0][0]
-            per_suit[suit].append(taken)
-            best = max(best, taken)
-        per_world.append(best)
-    dist = max(per_suit, key=sum)
-    del per_world
-    sure = [k for k in amounts if sum(1 for p in dist if p >= k) >= MAKE_CHANCE * len(dist)]
-    if not sure:
+            per_suit[suit].append(result)
+        if know.race is not None and rival is not None:
+            rivals.append(_rival_hands(know, world, rival, rng))
+    results = max(per_suit, key=lambda rs: sum(r[0][0] for r in rs if r is not None))
+    dist = [0 if r is None else r[0][0] for r in results]
+    if know.race is not None:
+        return _race_bid(know, amounts, results, _rival_best(rivals))
+
+    def made(chance: float) -> list[int]:
+        return [k for k in amounts if sum(1 for p in dist if p >= k) >= chance * len(dist)]
+
+    likely = made(min(make, MAKE_CHANCE))
+    if not likely:
         return {"type": "pass"}
+    sure = made(MAKE_CHANCE)
     last = me == know.dealer
-    choice = sure[0] if last else sure[-1]
+    choice = likely[0] if last or not sure else sure[-1]
     top = _teammate_bid(know)
-    if top is not None and sure[-1] < top + _PARTNER_MARGIN:
+    if top is not None and likely[-1] < top + _PARTNER_MARGIN:
         return {"type": "pass"}
     return {"type": "bid", "amount": choice}
+
+
+def _rival(know: Know, lowest: int) -> tuple[int, int] | None:
+    """Who plays the hand, and for how much, if the viewer passes: the holder of the
+    highest bid so far, else the next seat to speak at the lowest bid; None when a pass
+    by the last to speak, with nobody bidding, means a new deal."""
+    made = [(s, int(a)) for s, a in know.bids if a is not None]
+    if made:
+        return max(made, key=lambda b: b[1])
+    if know.me == know.dealer:
+        return None
+    return (know.me + 1) % know.n, lowest
+
+
+def _rival_hands(
+    know: Know, world: World, rival: tuple[int, int], rng: random.Random
+) -> list[Result | None]:
+    """The rival's hand in one world, played with each trump."""
+    seat, amount = rival
+    return [
+        simulate(know, world, suit, seat, amount, rng, kitty_taken=False, discards_done=False)
+        for suit in range(4)
+    ]
+
+
+def _rival_best(per_world: Sequence[list[Result | None]]) -> list[Result | None]:
+    """The rival's hands with the one trump that suits it best over all the worlds (it
+    names trump from its own hand, not from the world's)."""
+    if not per_world:
+        return []
+
+    def taken(suit: int) -> int:
+        return sum(r[0][0] for r in (w[suit] for w in per_world) if r is not None)
+
+    suit = max(range(4), key=taken)
+    return [w[suit] for w in per_world]
+
+
+def _race_bid(
+    know: Know,
+    amounts: list[int],
+    results: Sequence[Result | None],
+    rivals: Sequence[Result | None],
+) -> Answer:
+    """Near the target (`race`): the bid, or the pass, with the best average utility,
+    the game won or lost counted, over the same simulated hands. A bid not made costs
+    its amount; a pass leaves the hand to the rival (`_rival`), or to a new deal."""
+    race = know.race
+    me = know.me
+
+    def value(amount: int) -> float:
+        total = 0.0
+        for r in results:
+            if r is None:
+                continue
+            deltas, side_of = r
+            mine = list(deltas)
+            if mine[0] < amount:
+                mine[0] = -amount
+            total += utility(mine, side_of, me, race)
+        return total / max(1, len(results))
+
+    passing = sum(utility(r[0], r[1], me, race) for r in rivals if r is not None) / max(
+        1, len(rivals)
+    )
+    best = max(amounts, key=lambda k: (value(k), -k))
+    if value(best) > passing:
+        return {"type": "bid", "amount": best}
+    return {"type": "pass"}
 
 
 def _teammate_bid(know: Know) -> int | None:
@@ -179,7 +263,7 @@ def trump(know: Know, suits: Sequence[str], rng: random.Random, worlds: int) -> 
                 discards_done=False,
             )
             if result is not None:
-                totals[i] += utility(result[0], result[1], know.me)
+                totals[i] += utility(result[0], result[1], know.me, know.race)
     best = max(range(len(options)), key=lambda i: (totals[i], -i))
     return SUITS[options[best]]
 
@@ -215,7 +299,7 @@ def call(know: Know, options: Sequence[Any], rng: random.Random, worlds: int) ->
                 called=card,
             )
             if result is not None:
-                totals[i] += utility(result[0], result[1], know.me)
+                totals[i] += utility(result[0], result[1], know.me, know.race)
     best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
     chosen = candidates[best]
     return None if chosen is None else CARD_NAMES[chosen]
@@ -255,6 +339,6 @@ def discard(
                 my_discard=gone,
             )
             if result is not None:
-                totals[i] += utility(result[0], result[1], know.me)
+                totals[i] += utility(result[0], result[1], know.me, know.race)
     best = max(range(len(sets)), key=lambda i: (totals[i], -i))
     return {"type": "discard", "cards": [CARD_NAMES[c] for c in bits(sets[best])]}

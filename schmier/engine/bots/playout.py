@@ -15,6 +15,7 @@ import random
 from collections.abc import Sequence
 
 from .policy import pick
+from .race import Race
 from .tables import Tab
 from .tricks import beats
 
@@ -187,8 +188,14 @@ def outcome(tally: Tally, side_of: Sequence[int], sides: int, bid: int, bank: in
     return pts
 
 
-def utility(deltas: Sequence[int], side_of: Sequence[int], me: int) -> float:
+def utility(
+    deltas: Sequence[int], side_of: Sequence[int], me: int, race: Race | None = None
+) -> float:
     """How good a hand's score changes are for `me`: its own change against the
-    table's average change per seat (what winning a race to the target rewards)."""
+    table's average change per seat (what winning a race to the target rewards), and
+    the game won or lost when this hand can end it (`race`)."""
     mean = sum(deltas[s] for s in side_of) / len(side_of)
-    return deltas[side_of[me]] - mean
+    value = deltas[side_of[me]] - mean
+    if race is not None:
+        value += race.settle(deltas, side_of, me)
+    return value

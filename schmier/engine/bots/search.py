@@ -47,6 +47,10 @@ class Budget:
     exact_worlds: int = 40
     #: Card decisions roll out with the rollout policy (`policy`), else random cards.
     smart: bool = True
+    #: Percent of the simulated hands that must make a bid for the viewer to bid at
+    #: all (the lowest such bid); bidding higher to shut others out needs
+    #: `handsim.MAKE_CHANCE`.
+    make_pct: int = 75
 
 
 DEFAULT_BUDGET = Budget()
@@ -63,7 +67,7 @@ def act(view: View, legal: Legal, rng: random.Random, budget: Budget = DEFAULT_B
     if "bid" in kinds or "pass" in kinds:
         if len(legal) == 1:
             return dict(legal[0])
-        return handsim.bid(Know(view), legal, rng, budget.hand_worlds)
+        return handsim.bid(Know(view), legal, rng, budget.hand_worlds, budget.make_pct / 100)
     if "trump" in kinds:
         suits = [str(e["suit"]) for e in legal if e["type"] == "trump"]
         if len(suits) == 1:
@@ -130,7 +134,7 @@ def play(know: Know, cards: list[str], rng: random.Random, budget: Budget) -> st
         sides = max(side_of) + 1
         bank = world.bank + bank_mine
         if exact:
-            solver = Solver(tb, side_of, know.bid, bank, me)
+            solver = Solver(tb, side_of, know.bid, bank, me, know.race)
             for i, c in enumerate(options):
                 totals[i] += solver.after(world.hands, know.trick, me, done, tally0, c)
             continue
@@ -142,7 +146,7 @@ def play(know: Know, cards: list[str], rng: random.Random, budget: Budget) -> st
             tally.card_played(tb, me, c)
             _finish(know, hands, trick, done, tally, side_of, rng, budget.smart)
             deltas = outcome(tally, side_of, sides, know.bid, bank)
-            totals[i] += utility(deltas, side_of, me)
+            totals[i] += utility(deltas, side_of, me, know.race)
     best = max(
         range(len(options)), key=lambda i: (round(totals[i] / worlds, 6), -tb.power[options[i]])
     )

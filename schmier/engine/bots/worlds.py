@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..description import describe
+from .race import race_of
 from .reading import View
 from .tables import Tab, bits, card_int, mask_of_names, tab
 
@@ -68,6 +69,7 @@ class Know:
         self.played = played
         self.unseen = self.tb.deck & ~(played | self.hand | self.my_discards)
         self.voids = self._voids()
+        self.race = race_of(view)
 
     def _voids(self) -> list[int]:
         """Per seat, the cards it cannot hold: every card of each suit it did not follow."""

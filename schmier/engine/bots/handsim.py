@@ -121,7 +121,8 @@ def bid(
     first lead: the best trump of each world, as its bidder commits after the kitty); the
     points its side takes give the chance of making each bid. The last to speak bids
     just enough; the others bid as high as the hands stay sure (`MAKE_CHANCE`), to shut
-    later bidders out, or else the lowest bid made `make` of the time; a teammate's bid
+    later bidders out, or else the lowest bid made `make` of the time (when the hand
+    holds a commanding trump, `_power`); a teammate's bid
     is raised only with a clearly stronger hand. When the hand can end the game, the
     bid (or the pass) is the one whose simulated hands are worth most with the game won
     or lost counted (`_race_bid`), however often it is made.
@@ -143,7 +144,8 @@ def bid(
             per_suit[suit].append(result)
         if know.race is not None and rival is not None:
             rivals.append(_rival_hands(know, world, rival, rng))
-    results = max(per_suit, key=lambda rs: sum(r[0][0] for r in rs if r is not None))
+    suit = max(range(4), key=lambda i: sum(r[0][0] for r in per_suit[i] if r is not None))
+    results = per_suit[suit]
     dist = [0 if r is None else r[0][0] for r in results]
     if know.race is not None:
         return _race_bid(know, amounts, results, _rival_best(rivals))
@@ -151,7 +153,7 @@ def bid(
     def made(chance: float) -> list[int]:
         return [k for k in amounts if sum(1 for p in dist if p >= k) >= chance * len(dist)]
 
-    likely = made(min(make, MAKE_CHANCE))
+    likely = made(min(make, MAKE_CHANCE) if _power(know, suit) else MAKE_CHANCE)
     if not likely:
         return {"type": "pass"}
     sure = made(MAKE_CHANCE)
@@ -161,6 +163,17 @@ def bid(
     if top is not None and likely[-1] < top + _PARTNER_MARGIN:
         return {"type": "pass"}
     return {"type": "bid", "amount": choice}
+
+
+def _power(know: Know, suit: int) -> bool:
+    """Whether the hand holds a card that commands the suit as trump: its ace or king, a
+    jack that scores, or a joker. Without one the search bids only what it is sure to
+    make (`MAKE_CHANCE`): a bid on luck alone is what players least forgive a bot."""
+    tb = _tab(know, suit)
+    strong = (1 << tb.order[0]) | (1 << tb.order[1])
+    for c in tb.specials:
+        strong |= 1 << c
+    return bool(know.hand & strong)
 
 
 def _rival(know: Know, lowest: int) -> tuple[int, int] | None:

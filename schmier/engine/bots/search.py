@@ -50,7 +50,7 @@ class Budget:
     #: Percent of the simulated hands that must make a bid for the viewer to bid at
     #: all (the lowest such bid); bidding higher to shut others out needs
     #: `handsim.MAKE_CHANCE`.
-    make_pct: int = 75
+    make_pct: int = 60
 
 
 DEFAULT_BUDGET = Budget()

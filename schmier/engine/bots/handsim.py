@@ -23,6 +23,8 @@ from .worlds import Know, World, sample
 
 #: A bid is made only if the simulated hands take at least that much this often.
 MAKE_CHANCE = 0.75
+#: A bid that would take the viewer's side out is considered when made this often.
+RACE_CHANCE = 0.5
 #: The viewer outbids its own teammate only by a hand this much stronger.
 _PARTNER_MARGIN = 2
 
@@ -123,9 +125,9 @@ def bid(
     just enough; the others bid as high as the hands stay sure (`MAKE_CHANCE`), to shut
     later bidders out, or else the lowest bid made `make` of the time (when the hand
     holds a commanding trump, `_power`); a teammate's bid
-    is raised only with a clearly stronger hand. When the hand can end the game, the
-    bid (or the pass) is the one whose simulated hands are worth most with the game won
-    or lost counted (`_race_bid`), however often it is made.
+    is raised only with a clearly stronger hand. A bid that would take the side to the
+    target is made, at least half the time, when it is worth more than passing with
+    the game won or lost counted (`_race_bid`).
     """
     amounts = sorted(int(e["amount"]) for e in legal if e["type"] == "bid")
     can_pass = any(e["type"] == "pass" for e in legal)
@@ -136,19 +138,30 @@ def bid(
     me = know.me
     per_suit: list[list[Result | None]] = [[] for _ in range(4)]
     rivals: list[list[Result | None]] = []
-    rival = _rival(know, amounts[0])
+    race = know.race
+    out = race is not None and race.mine(me) + amounts[-1] >= race.target
+    rival = _rival(know, amounts[0]) if out else None
     for _ in range(worlds):
         world = sample(know, rng)
         for suit in range(4):
             result = simulate(know, world, suit, me, 0, rng, kitty_taken=False, discards_done=False)
             per_suit[suit].append(result)
-        if know.race is not None and rival is not None:
+        if rival is not None:
             rivals.append(_rival_hands(know, world, rival, rng))
     suit = max(range(4), key=lambda i: sum(r[0][0] for r in per_suit[i] if r is not None))
     results = per_suit[suit]
     dist = [0 if r is None else r[0][0] for r in results]
-    if know.race is not None:
-        return _race_bid(know, amounts, results, _rival_best(rivals))
+    if out:
+        going_out = _race_bid(know, amounts, results, dist, _rival_best(rivals))
+        if going_out is not None:
+            return going_out
+    return _points_bid(know, amounts, dist, suit, make)
+
+
+def _points_bid(
+    know: Know, amounts: list[int], dist: Sequence[int], suit: int, make: float
+) -> Answer:
+    """The bid by how often the simulated hands make it (see `bid`), or a pass."""
 
     def made(chance: float) -> list[int]:
         return [k for k in amounts if sum(1 for p in dist if p >= k) >= chance * len(dist)]
@@ -157,7 +170,7 @@ def bid(
     if not likely:
         return {"type": "pass"}
     sure = made(MAKE_CHANCE)
-    last = me == know.dealer
+    last = know.me == know.dealer
     choice = likely[0] if last or not sure else sure[-1]
     top = _teammate_bid(know)
     if top is not None and likely[-1] < top + _PARTNER_MARGIN:
@@ -216,13 +229,24 @@ def _race_bid(
     know: Know,
     amounts: list[int],
     results: Sequence[Result | None],
+    dist: Sequence[int],
     rivals: Sequence[Result | None],
-) -> Answer:
-    """Near the target (`race`): the bid, or the pass, with the best average utility,
-    the game won or lost counted, over the same simulated hands. A bid not made costs
-    its amount; a pass leaves the hand to the rival (`_rival`), or to a new deal."""
+) -> Answer | None:
+    """A bid that would take the viewer's side to the target, when one is made in at
+    least `RACE_CHANCE` of the simulated hands and is worth more, with the game won or
+    lost counted, than passing (which leaves the hand to the rival, `_rival`, or to a
+    new deal); else None (the usual rules decide). A bid not made costs its amount."""
     race = know.race
+    assert race is not None
     me = know.me
+    outs = [
+        k
+        for k in amounts
+        if race.mine(me) + k >= race.target
+        and sum(1 for p in dist if p >= k) >= RACE_CHANCE * len(dist)
+    ]
+    if not outs:
+        return None
 
     def value(amount: int) -> float:
         total = 0.0
@@ -236,13 +260,10 @@ def _race_bid(
             total += utility(mine, side_of, me, race)
         return total / max(1, len(results))
 
-    passing = sum(utility(r[0], r[1], me, race) for r in rivals if r is not None) / max(
-        1, len(rivals)
-    )
-    best = max(amounts, key=lambda k: (value(k), -k))
-    if value(best) > passing:
-        return {"type": "bid", "amount": best}
-    return {"type": "pass"}
+    played = [r for r in rivals if r is not None]
+    passing = sum(utility(r[0], r[1], me, race) for r in played) / max(1, len(played))
+    best = max(outs, key=lambda k: (value(k), -k))
+    return {"type": "bid", "amount": best} if value(best) > passing else None
 
 
 def _teammate_bid(know: Know) -> int | None:

@@ -39,6 +39,10 @@ class Race:
             for s in team:
                 self.unit_of[int(s)] = i
 
+    def mine(self, me: int) -> int:
+        """The score of `me`'s scoring unit before the hand."""
+        return self.scores[self.unit_of[me]]
+
     def settle(self, deltas: Sequence[int], side_of: Sequence[int], me: int) -> float:
         """`WIN` if these score changes (per side, side 0 the bidder's) end the game
         with `me` among the winners, `-WIN` if they end it with others winning, else 0."""

@@ -104,7 +104,9 @@ async def test_a_spectator_can_do_nothing(server: RunningServer, phase: str) -> 
             await seated.send({"type": "add_bot", "seat": seat})
         await seated.wait_state(lambda v: {"type": "start"} in v["legal"])
         await seated.send({"type": "start"})
-        await seated.wait_state(lambda v: v["phase"] != "lobby")
+        # Ann's turn: the bots wait for her, so nothing but the spectator's frames could
+        # change the room while they are tried.
+        await seated.wait_state(lambda v: v["phase"] != "lobby" and v["turn"] == [0])
         if phase == "game_over":
             await seated.send({"type": "leave"})  # bots play the rest at once
             await seated.wait_state(lambda v: v["phase"] == "game_over", timeout=120)

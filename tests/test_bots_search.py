@@ -346,3 +346,35 @@ def test_the_race_counts_only_when_the_hand_can_end_the_game() -> None:
     view["scores"] = [10, 15]
     race = race_of(view)
     assert race is not None and race.target == 21 and race.unit_of == [0, 1, 0, 1]
+
+
+def test_worlds_read_the_bidding() -> None:
+    """The bidder is dealt the unseen trumps likelier than a seat that bid and was
+    outbid, and that seat likelier than one that passed (`Know.trump_weight`)."""
+    from .test_bots import make_view
+
+    view = make_view(
+        "schmier6",
+        you=0,
+        hand=["3C", "5D", "7H", "9D", "4C", "6D"],
+        trump="S",
+        bidder=4,
+        bid=4,
+        bids=[
+            {"seat": 1, "amount": 3},
+            {"seat": 2, "amount": None},
+            {"seat": 3, "amount": None},
+            {"seat": 4, "amount": 4},
+            {"seat": 5, "amount": None},
+            {"seat": 0, "amount": None},
+        ],
+    )
+    know = Know(view)
+    rng = random.Random("bidding")
+    trumps = [0] * 6
+    for _ in range(400):
+        world = sample(know, rng)
+        for s in range(6):
+            trumps[s] += (world.hands[s] & know.tb.mask).bit_count()
+    passed = max(trumps[2], trumps[3], trumps[5])
+    assert trumps[4] > trumps[1] > 1.25 * passed  # about 1.4 (and 1.0 without reading)

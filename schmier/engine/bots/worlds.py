@@ -7,7 +7,8 @@ one world consistent with all of it: every seat gets exactly as many cards as th
 says it holds; no seat gets a card of a suit it showed it lacks; no discard holds a
 trump where the rules forbid discarding one (so every unseen trump is in a hand); the
 bidder never holds the card it called. The bidder is likelier to hold the trumps (it
-chose them): a light reading of the bidding. Nothing but the view goes in.
+chose them) and a seat that passed less likely: a light reading of the bidding.
+Nothing but the view goes in.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from .tables import Tab, bits, card_int, mask_of_names, tab
 
 #: How much likelier an unseen trump is dealt to the bidder than to anybody else.
 BIDDER_TRUMP_WEIGHT = 2.0
+#: How likely an unseen trump is dealt to a seat that passed, against anybody else
+#: (a player with the trumps for it would have bid).
+PASSER_TRUMP_WEIGHT = 0.6
 
 #: Attempts to deal a world that keeps every void before the voids are dropped.
 _TRIES = 30
@@ -51,6 +55,13 @@ class Know:
         self.my_discards = mask_of_names(view.get("my_discards") or ())
         self.counts = [int(s["cards"]) for s in view["seats"]]
         self.bids = [(int(b["seat"]), b.get("amount")) for b in view.get("bids") or ()]
+        #: Per seat, how likely it is to hold an unseen trump (the bidding, read lightly).
+        self.trump_weight = [1.0] * self.n
+        for seat, amount in self.bids:
+            if amount is None:
+                self.trump_weight[seat] = PASSER_TRUMP_WEIGHT
+        if self.bidder is not None:
+            self.trump_weight[int(self.bidder)] = BIDDER_TRUMP_WEIGHT
         called = view.get("called")
         self.called = card_int(str(called)) if called else -1
         partner = view.get("partner")
@@ -172,16 +183,16 @@ def _place(
     allowed: list[int],
     left: list[int],
     owners: Sequence[int],
-    bidder: int | None,
+    weight: Sequence[float],
     is_trump: bool,
 ) -> int:
     """A random place with room for one more card, as likely as the room it has left
-    (a trump likelier with the bidder); -1 when none has room."""
+    (a trump by the seat's `Know.trump_weight`); -1 when none has room."""
     weights = []
     for i in allowed:
         w = float(left[i])
-        if w and is_trump and owners[i] == bidder:
-            w *= BIDDER_TRUMP_WEIGHT
+        if w and is_trump and owners[i] >= 0:
+            w *= weight[owners[i]]
         weights.append(w)
     total = sum(weights)
     if total <= 0:
@@ -205,7 +216,6 @@ def _deal(
     left = list(caps)
     k = len(owners)
     tmask = know.tb.mask
-    bidder = know.bidder
     order = cards[:]
     rng.shuffle(order)
     # The most constrained cards first, so that a void seldom leaves a card homeless.
@@ -215,7 +225,7 @@ def _deal(
     out: list[int] = []
     bank = 0
     for c in order:
-        i = _place(rng, allowed[c], left, owners, bidder, bool(tmask >> c & 1))
+        i = _place(rng, allowed[c], left, owners, know.trump_weight, bool(tmask >> c & 1))
         if i < 0:
             return None
         left[i] -= 1

@@ -137,7 +137,7 @@ def bid(
         return {"type": "bid", "amount": amounts[0]}
     me = know.me
     per_suit: list[list[Result | None]] = [[] for _ in range(4)]
-    rivals: list[list[Result | None]] = []
+    rivals: list[list[Result | None]] = [[] for _ in range(4)]
     race = know.race
     out = race is not None and race.mine(me) + amounts[-1] >= race.target
     rival = _rival(know, amounts[0]) if out else None
@@ -147,12 +147,19 @@ def bid(
             result = simulate(know, world, suit, me, 0, rng, kitty_taken=False, discards_done=False)
             per_suit[suit].append(result)
         if rival is not None:
-            rivals.append(_rival_hands(know, world, rival, rng))
-    suit = max(range(4), key=lambda i: sum(r[0][0] for r in per_suit[i] if r is not None))
+            seat, amount = rival
+            for suit in range(4):
+                rivals[suit].append(
+                    simulate(
+                        know, world, suit, seat, amount, rng, kitty_taken=False, discards_done=False
+                    )
+                )
+    suit = _best_suit(per_suit)
     results = per_suit[suit]
     dist = [0 if r is None else r[0][0] for r in results]
     if out:
-        going_out = _race_bid(know, amounts, results, dist, _rival_best(rivals))
+        # The rival names trump from its own hand: the one suit best for it over the worlds.
+        going_out = _race_bid(know, amounts, results, dist, rivals[_best_suit(rivals)])
         if going_out is not None:
             return going_out
     return _points_bid(know, amounts, dist, suit, make)
@@ -201,28 +208,9 @@ def _rival(know: Know, lowest: int) -> tuple[int, int] | None:
     return (know.me + 1) % know.n, lowest
 
 
-def _rival_hands(
-    know: Know, world: World, rival: tuple[int, int], rng: random.Random
-) -> list[Result | None]:
-    """The rival's hand in one world, played with each trump."""
-    seat, amount = rival
-    return [
-        simulate(know, world, suit, seat, amount, rng, kitty_taken=False, discards_done=False)
-        for suit in range(4)
-    ]
-
-
-def _rival_best(per_world: Sequence[list[Result | None]]) -> list[Result | None]:
-    """The rival's hands with the one trump that suits it best over all the worlds (it
-    names trump from its own hand, not from the world's)."""
-    if not per_world:
-        return []
-
-    def taken(suit: int) -> int:
-        return sum(r[0][0] for r in (w[suit] for w in per_world) if r is not None)
-
-    suit = max(range(4), key=taken)
-    return [w[suit] for w in per_world]
+def _best_suit(per_suit: Sequence[Sequence[Result | None]]) -> int:
+    """The trump whose simulated hands take its bidder the most points over the worlds."""
+    return max(range(4), key=lambda i: sum(r[0][0] for r in per_suit[i] if r is not None))
 
 
 def _race_bid(

@@ -157,13 +157,24 @@ class Settings(BaseSettings):
             "leaves collection to CPython."
         ),
     )
+    gc_full_growth: int = Field(
+        25,
+        ge=0,
+        le=1000,
+        description=(
+            "Per cent the Python heap may grow over its smallest size since the last full "
+            "garbage collection before the next one runs (CPython's own rule); full "
+            "collections reclaim cycles among long-lived objects and pause the server in "
+            "proportion to its size. 0: none by growth."
+        ),
+    )
     gc_full_seconds: float = Field(
-        600,
+        0,
         ge=0,
         description=(
-            "Seconds between full garbage collections, which reclaim cycles among "
-            "long-lived objects and pause the server in proportion to its size; 0: never "
-            "(then nothing is frozen, and the once-a-minute collection walks everything)."
+            "Seconds between full garbage collections by the clock, besides those by "
+            "growth; 0: none by the clock. With both 0 nothing is frozen, and the "
+            "once-a-minute collection walks everything."
         ),
     )
     log_json: bool = Field(False, description="One JSON object per log line.")

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import weakref
 
+import pytest
 from prometheus_client import CollectorRegistry, Histogram
 
+from schmier import collector as collector_module
 from schmier.collector import Collector
 
 
@@ -87,6 +90,60 @@ async def test_the_full_collection_frees_cycles_among_frozen_objects() -> None:
         assert ref() is not None  # frozen: routine steps do not look at it
         await asyncio.sleep(0.5)
         assert ref() is None  # the full collection unfroze and freed it
+    finally:
+        await collector.aclose()
+
+
+async def test_the_heap_growing_by_the_share_calls_the_full_collection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no clock, a frozen cycle stays until the heap has grown by `growth` over
+    its smallest size; then a full collection frees it (and only then)."""
+    monkeypatch.setattr(collector_module, "GROWTH_CHECK_SECONDS", 0.05)
+    cycle = Node()
+    ref = weakref.ref(cycle)
+    histogram = pauses()
+    collector = Collector(step=0.01, full=0, pauses=histogram, growth=0.25)
+    collector.start()  # freezes `cycle` with everything else alive now
+    try:
+        assert collector.freezing
+        del cycle
+        await asyncio.sleep(0.3)
+        assert ref() is not None  # the heap has not grown: no full collection
+        assert observed(histogram, "2") == 0
+        # Grow the heap by well over a quarter, in blocks that stay alive.
+        kept = [[i] for i in range(sys.getallocatedblocks() // 2)]
+        await asyncio.sleep(0.3)
+        assert ref() is None
+        assert observed(histogram, "2") == 1
+        # The grown heap is the new measure: no second full collection for it.
+        await asyncio.sleep(0.3)
+        assert observed(histogram, "2") == 1
+        del kept
+    finally:
+        await collector.aclose()
+
+
+async def test_the_smallest_heap_is_the_measure_after_it_shrinks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Memory freed since the last full collection lowers the mark that growth is
+    measured from, so cyclic garbage never takes more than the share of what is alive."""
+    monkeypatch.setattr(collector_module, "GROWTH_CHECK_SECONDS", 0.05)
+    ballast = [[i] for i in range(sys.getallocatedblocks() // 2)]
+    histogram = pauses()
+    collector = Collector(step=0.01, full=0, pauses=histogram, growth=0.25)
+    collector.start()
+    try:
+        await asyncio.sleep(0.2)
+        del ballast  # the heap shrinks by about a third
+        await asyncio.sleep(0.2)
+        assert observed(histogram, "2") == 0
+        # Back to the size it had at the start: that is growth over the new smallest.
+        again = [[i] for i in range(sys.getallocatedblocks() // 2)]
+        await asyncio.sleep(0.3)
+        assert observed(histogram, "2") == 1
+        del again
     finally:
         await collector.aclose()
 

@@ -48,7 +48,7 @@ async def test_a_frame_is_written_before_send_returns() -> None:
     peer.send(b"two")
     assert ws.sent == ["one", "two"]  # no task switch needed
     peer.close(1000)
-    await asyncio.wait_for(peer.writer, 1)
+    await asyncio.wait_for(peer.drained(), 1)
     assert ws.closed == (1000, "")
 
 
@@ -68,7 +68,7 @@ async def test_frames_keep_their_order_when_a_send_has_to_wait() -> None:
     peer.send(b"fourth")  # the queue is empty again: straight out
     assert ws.sent[-1] == "fourth"
     peer.close(1001, "bye")
-    await asyncio.wait_for(peer.writer, 1)
+    await asyncio.wait_for(peer.drained(), 1)
     assert ws.closed == (1001, "bye")
 
 
@@ -80,8 +80,22 @@ async def test_a_gone_socket_stops_taking_frames_and_its_writer_ends_at_once() -
     assert peer.closing
     peer.send(b"ignored")
     assert ws.sent == []
-    await asyncio.wait_for(peer.writer, 0.5)  # not the connection's 5-second grace
+    await asyncio.wait_for(peer.drained(), 0.5)  # not the connection's 5-second grace
     assert ws.closed is None  # nothing to close: the peer is gone
+    assert peer.writer is None  # nothing ever had to wait: no writer task was started
+
+
+async def test_a_socket_whose_sends_never_wait_has_no_writer_until_it_closes() -> None:
+    ws = StandIn()
+    peer = peer_for(ws)
+    for i in range(50):
+        peer.send(b"%d" % i)
+    assert len(ws.sent) == 50
+    assert peer.writer is None
+    peer.close(1000)
+    assert peer.writer is not None  # the close goes out through the writer
+    await asyncio.wait_for(peer.drained(), 1)
+    assert ws.closed == (1000, "")
 
 
 async def test_a_client_that_never_drains_is_closed_when_its_queue_overflows() -> None:
@@ -91,6 +105,7 @@ async def test_a_client_that_never_drains_is_closed_when_its_queue_overflows() -
     for i in range(600):
         peer.send(b"%d" % i)
     assert peer.closing
+    assert peer.writer is not None
     peer.writer.cancel()
 
 
@@ -103,7 +118,7 @@ async def test_an_unexpected_send_failure_closes_the_socket_not_the_room() -> No
     peer = peer_for(ws)
     peer.send(b"frame")  # must not raise into the room's broadcast
     assert peer.closing
-    await asyncio.wait_for(peer.writer, 1)
+    await asyncio.wait_for(peer.drained(), 1)
     assert ws.closed == (1011, "")
 
 
@@ -120,7 +135,7 @@ async def test_an_unexpected_failure_in_the_writer_closes_the_socket() -> None:
     peer.send(b"first")  # suspends: the writer takes over
     peer.send(b"second")  # fails in the writer
     gate.set()
-    await asyncio.wait_for(peer.writer, 1)
+    await asyncio.wait_for(peer.drained(), 1)
     assert ws.sent == ["first"]
     assert peer.closing
     assert ws.closed == (1011, "")

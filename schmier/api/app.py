@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from schmier import __version__, fdlimit
 from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.install import install_routes
-from schmier.api.security import SecurityHeaders
+from schmier.api.security import SecurityHeaders, guard_socket
 from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
 from schmier.collector import Collector
@@ -23,8 +26,50 @@ from schmier.metrics import Metrics
 from schmier.rooms import Rooms
 from schmier.store import RedisStore, RoomStore, open_store
 
+SOCKET_PATH = re.compile(r"/ws/([^/]+)")
+"""The table's socket, `/ws/{code}` (the code as the path gives it; the endpoint checks it)."""
 
-def create_app(settings: Settings | None = None, *, store: RoomStore | None = None) -> FastAPI:
+
+class SchmierApp(FastAPI):
+    """FastAPI, with the table's sockets served beneath its middleware and router.
+
+    Why: a table's socket lives for the whole evening, and through FastAPI's stack it is
+    a chain of some fifteen suspended coroutines (error and exception middleware, body
+    limit, exit stacks, router, route, session wrappers) with their closures and a
+    second `WebSocket`, about 70 of the 180 objects a connected socket held; every
+    frame sent passes through each layer, and every full garbage collection walks them
+    all (docs/performance.md, "A thousand tables"). None of them does anything for a
+    socket: the security headers are for HTTP answers, Starlette's error middleware
+    re-raises for sockets (uvicorn then closes with 1011, as it still does), and the
+    path has one parameter. What a socket needs from the stack, the guessing guard,
+    runs here too (`guard_socket`). Every other request, and a socket on any other
+    path, goes through FastAPI as before.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            path: str = scope["path"]
+            root: str = scope.get("root_path", "")
+            if root and path.startswith(root):
+                path = path[len(root) :]
+            found = SOCKET_PATH.fullmatch(path)
+            if found is not None:
+                scope["app"] = self
+                await guard_socket(scope, receive, send, _table_socket(found.group(1)))
+                return
+        await super().__call__(scope, receive, send)
+
+
+def _table_socket(code: str) -> ASGIApp:
+    """The ASGI app serving one table socket whose path named `code`."""
+
+    async def serve(scope: Scope, receive: Receive, send: Send) -> None:
+        await websocket_endpoint(WebSocket(scope, receive, send), code)
+
+    return serve
+
+
+def create_app(settings: Settings | None = None, *, store: RoomStore | None = None) -> SchmierApp:
     """A ready-to-serve app. `store` overrides the one the settings would open.
 
     Everything (store, rooms, metrics, limiters) hangs off `app.state`, nothing is
@@ -54,7 +99,12 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         # works the same way, it simply always gets the lease.
         node = rooms.opener = Node(the_store, settings, rooms)
 
-    collector = Collector(settings.gc_step_ms / 1000, settings.gc_full_seconds, metrics.gc_pauses)
+    collector = Collector(
+        settings.gc_step_ms / 1000,
+        settings.gc_full_seconds,
+        metrics.gc_pauses,
+        growth=settings.gc_full_growth / 100,
+    )
     lag = LoopLag(metrics.loop_lag.observe)
 
     @asynccontextmanager
@@ -82,7 +132,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
                 await the_store.aclose()
             event("server.stop")
 
-    app = FastAPI(
+    app = SchmierApp(
         title="Schmier",
         version=__version__,
         lifespan=lifespan,
@@ -95,7 +145,6 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     app.state.node = node
     app.state.limits = Limits.for_store(settings, the_store, metrics)
     app.include_router(router)
-    app.add_api_websocket_route("/ws/{code}", websocket_endpoint)
     web = web_directory()
     if web is not None:
         app.include_router(page_routes(web))

@@ -61,7 +61,7 @@ class SecurityHeaders:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            await self._socket(scope, receive, send)
+            await guard_socket(scope, receive, send, self.app)
             return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -77,40 +77,43 @@ class SecurityHeaders:
 
         await self.app(scope, receive, send_with_headers)
 
-    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        limiter = _failed_lookups(scope)
-        client = scope.get("client")
-        address = str(client[0]) if client else "unknown"
-        if limiter is None:
-            await self.app(scope, receive, send)
-            return
-        if await limiter.exhausted(address):
-            event("socket.refused_guessing")
-            await receive()  # the websocket.connect message
-            if "websocket.http.response" in scope.get("extensions", {}):
-                await send(
-                    {
-                        "type": "websocket.http.response.start",
-                        "status": 429,
-                        "headers": [(b"retry-after", b"60"), *HEADERS],
-                    }
-                )
-                await send(
-                    {
-                        "type": "websocket.http.response.body",
-                        "body": b"too many failed attempts; try again in a minute",
-                    }
-                )
-            else:
-                await send({"type": "websocket.close", "code": 1008})
-            return
 
-        async def counting_send(message: Message) -> None:
-            if message["type"] == "websocket.close" and message.get("code") in GUESS_CLOSES:
-                await limiter.take(address)
-            await send(message)
+async def guard_socket(scope: Scope, receive: Receive, send: Send, app: ASGIApp) -> None:
+    """Run `app` on a WebSocket unless its address is past the failed look-up budget;
+    count its 4404 and 4401 closes against that budget (see `SecurityHeaders`)."""
+    limiter = _failed_lookups(scope)
+    client = scope.get("client")
+    address = str(client[0]) if client else "unknown"
+    if limiter is None:
+        await app(scope, receive, send)
+        return
+    if await limiter.exhausted(address):
+        event("socket.refused_guessing")
+        await receive()  # the websocket.connect message
+        if "websocket.http.response" in scope.get("extensions", {}):
+            await send(
+                {
+                    "type": "websocket.http.response.start",
+                    "status": 429,
+                    "headers": [(b"retry-after", b"60"), *HEADERS],
+                }
+            )
+            await send(
+                {
+                    "type": "websocket.http.response.body",
+                    "body": b"too many failed attempts; try again in a minute",
+                }
+            )
+        else:
+            await send({"type": "websocket.close", "code": 1008})
+        return
 
-        await self.app(scope, receive, counting_send)
+    async def counting_send(message: Message) -> None:
+        if message["type"] == "websocket.close" and message.get("code") in GUESS_CLOSES:
+            await limiter.take(address)
+        await send(message)
+
+    await app(scope, receive, counting_send)
 
 
 def origin_allowed(origin: str | None, host: str | None, allowlist: frozenset[str]) -> bool:

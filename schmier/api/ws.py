@@ -69,25 +69,42 @@ class SocketPeer:
     def __init__(self, ws: WebSocket) -> None:
         self.seat: int | None = None
         self._ws = ws
-        self._outbox: asyncio.Queue[Any] = asyncio.Queue(maxsize=OUTBOX)
+        # The outbox and its writer task exist only once something has to wait: a
+        # send that suspended, or the close. Most sockets never need them until they
+        # end, and a queue and a parked task per socket are some thirty objects that
+        # every full garbage collection walks (docs/performance.md).
+        self._outbox: asyncio.Queue[Any] | None = None
+        self.writer: asyncio.Task[None] | None = None
         self._closing = False
         # True while the writer task holds a frame it has not finished sending; then
         # a new frame must queue behind it, or frames would overtake each other.
         self._writing = False
-        self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    def _queue(self) -> asyncio.Queue[Any]:
+        """The outbox, with its writer started (the first time something must wait)."""
+        if self._outbox is None:
+            self._outbox = asyncio.Queue(maxsize=OUTBOX)
+            self.writer = asyncio.get_running_loop().create_task(self._write(self._outbox))
+        return self._outbox
 
     def send(self, data: bytes) -> None:
         """Send a frame now, or queue it behind the ones still going out; a client too
         slow to take its frames is closed with 1008."""
         if self._closing:
             return
-        if not self._writing and self._outbox.empty():
+        if not self._writing and (self._outbox is None or self._outbox.empty()):
             self._send_now(data)
             return
         try:
-            self._outbox.put_nowait(data)
+            self._queue().put_nowait(data)
         except asyncio.QueueFull:
             self.close(CloseCode.POLICY_VIOLATION, "too slow")
+
+    async def drained(self) -> None:
+        """Wait until the writer, if one was needed, has sent everything (the close
+        included) or given up."""
+        if self.writer is not None:
+            await asyncio.shield(self.writer)
 
     def _send_now(self, data: bytes) -> None:
         """Step the ASGI send through to the transport without a task switch.
@@ -102,11 +119,12 @@ class SocketPeer:
         except StopIteration:
             return
         except (WebSocketDisconnect, RuntimeError, OSError):
-            # The socket is gone: nothing more to send, nor a close to send. The writer
-            # is idle (nothing was queued): it is told to stop now, so the connection's
-            # end does not wait for it.
+            # The socket is gone: nothing more to send, nor a close to send. A writer,
+            # if there is one, is idle (nothing was queued): it is told to stop now,
+            # so the connection's end does not wait for it.
             self._closing = True
-            self._outbox.put_nowait(_STOP)
+            if self._outbox is not None:
+                self._outbox.put_nowait(_STOP)
             return
         except Exception:
             # Never the room's problem: this runs inside the room's broadcast.
@@ -114,30 +132,31 @@ class SocketPeer:
             self.close(CloseCode.INTERNAL_ERROR)
             return
         self._writing = True
-        self._outbox.put_nowait((_RESUME, coro, awaited))
+        self._queue().put_nowait((_RESUME, coro, awaited))
 
     def close(self, code: int, reason: str = "") -> None:
         """Close after the frames already queued (only the first close counts)."""
         if self._closing:
             return
         self._closing = True
+        outbox = self._queue()
         with contextlib.suppress(asyncio.QueueFull):
-            self._outbox.put_nowait((_CLOSE, code, reason))
+            outbox.put_nowait((_CLOSE, code, reason))
             return
         # The outbox is full: drop what is queued, the close matters more.
-        while not self._outbox.empty():
-            self._outbox.get_nowait()
-        self._outbox.put_nowait((_CLOSE, code, reason))
+        while not outbox.empty():
+            outbox.get_nowait()
+        outbox.put_nowait((_CLOSE, code, reason))
 
     @property
     def closing(self) -> bool:
         return self._closing
 
-    async def _write(self) -> None:
+    async def _write(self, outbox: asyncio.Queue[Any]) -> None:
         ws = self._ws
         try:
             while True:
-                item = await self._outbox.get()
+                item = await outbox.get()
                 self._writing = True
                 if isinstance(item, bytes):
                     await ws.send_text(item.decode())
@@ -185,8 +204,9 @@ async def websocket_endpoint(ws: WebSocket, code: str) -> None:
         if not peer.closing:
             peer.close(CloseCode.NORMAL)
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(peer.writer), timeout=5)
-        peer.writer.cancel()
+            await asyncio.wait_for(peer.drained(), timeout=5)
+        if peer.writer is not None:
+            peer.writer.cancel()
         metrics.sockets.dec()
 
 

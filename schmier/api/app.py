@@ -15,6 +15,7 @@ from schmier import __version__, fdlimit
 from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.install import install_routes
 from schmier.api.security import SecurityHeaders, guard_socket
+from schmier.api.wireframes import FrameWriter
 from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
 from schmier.collector import Collector
@@ -55,16 +56,20 @@ class SchmierApp(FastAPI):
             found = SOCKET_PATH.fullmatch(path)
             if found is not None:
                 scope["app"] = self
-                await guard_socket(scope, receive, send, _table_socket(found.group(1)))
+                # uvicorn's own `send`, before the guard wraps it: views are written to
+                # its transport directly (schmier/api/wireframes.py).
+                serve = _table_socket(found.group(1), FrameWriter.of(send))
+                await guard_socket(scope, receive, send, serve)
                 return
         await super().__call__(scope, receive, send)
 
 
-def _table_socket(code: str) -> ASGIApp:
-    """The ASGI app serving one table socket whose path named `code`."""
+def _table_socket(code: str, writer: FrameWriter | None) -> ASGIApp:
+    """The ASGI app serving one table socket whose path named `code` (`writer`: its
+    direct frame writer, if the server is uvicorn)."""
 
     async def serve(scope: Scope, receive: Receive, send: Send) -> None:
-        await websocket_endpoint(WebSocket(scope, receive, send), code)
+        await websocket_endpoint(WebSocket(scope, receive, send), code, writer)
 
     return serve
 

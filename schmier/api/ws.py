@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from schmier.api.security import origin_allowed
+from schmier.api.wireframes import FrameWriter
 from schmier.config import Settings
 from schmier.limits import TokenBucket
 from schmier.logs import event, failure
@@ -66,9 +67,12 @@ class SocketPeer:
     instance: None = None
     """A socket of this instance (the `Peer` protocol: None means local)."""
 
-    def __init__(self, ws: WebSocket) -> None:
+    def __init__(self, ws: WebSocket, writer: FrameWriter | None = None) -> None:
         self.seat: int | None = None
         self._ws = ws
+        self._writer = writer
+        """Writes a frame straight to the server's transport when it can (uvicorn);
+        else, and whenever it says no, frames go through ASGI."""
         # The outbox and its writer task exist only once something has to wait: a
         # send that suspended, or the close. Most sockets never need them until they
         # end, and a queue and a parked task per socket are some thirty objects that
@@ -93,7 +97,9 @@ class SocketPeer:
         if self._closing:
             return
         if not self._writing and (self._outbox is None or self._outbox.empty()):
-            self._send_now(data)
+            writer = self._writer
+            if writer is None or not writer.write(data):
+                self._send_now(data)
             return
         try:
             self._queue().put_nowait(data)
@@ -179,8 +185,8 @@ class SocketPeer:
                 await ws.close(code=CloseCode.INTERNAL_ERROR)
 
 
-async def websocket_endpoint(ws: WebSocket, code: str) -> None:
-    """Serve one socket from handshake to close."""
+async def websocket_endpoint(ws: WebSocket, code: str, writer: FrameWriter | None = None) -> None:
+    """Serve one socket from handshake to close (`writer`: see `SocketPeer`)."""
     app = ws.app
     settings: Settings = app.state.settings
     rooms: Rooms = app.state.rooms
@@ -194,7 +200,7 @@ async def websocket_endpoint(ws: WebSocket, code: str) -> None:
         return
     await ws.accept()
     metrics.sockets.inc()
-    peer = SocketPeer(ws)
+    peer = SocketPeer(ws, writer)
     actor: LiveRoom | None = None
     try:
         actor = await _serve(ws, peer, code, settings, rooms)

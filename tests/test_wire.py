@@ -69,6 +69,28 @@ async def test_scripts_load_themselves_when_redis_forgot_them(
         await wire.eval("return redis.call('NOSUCHCOMMAND')", [], [])
 
 
+async def test_one_script_for_many_keys_answers_each_call_in_order(
+    wire: RedisWire, raw_redis: aioredis.Redis, redis_prefix: str
+) -> None:
+    """`eval_many` (the lease renewals): one reply per call, in the calls' order, also
+    from a Redis that forgot the script; a refusal is raised once all replies are in."""
+    script = "if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end return 0"
+    keys = [f"{redis_prefix}lease{i}" for i in range(40)]
+    for i, key in enumerate(keys):
+        await raw_redis.set(key, "mine" if i % 3 else "theirs")
+    calls = [([key], ["mine"]) for key in keys]
+    expected = [1 if i % 3 else 0 for i in range(40)]
+    assert await wire.eval_many(script, calls) == expected
+    await raw_redis.script_flush()
+    assert await wire.eval_many(script, calls) == expected
+    assert await wire.eval_many(script, []) == []
+    await raw_redis.rpush(f"{redis_prefix}list", "x")
+    broken = "return redis.call('INCR', KEYS[1])"
+    with pytest.raises(ReplyError):
+        await wire.eval_many(broken, [([keys[0]], []), ([f"{redis_prefix}list"], [])])
+    assert await raw_redis.get(keys[0]) == b"theirs"  # INCR of a non-integer was refused too
+
+
 async def test_a_killed_connection_fails_its_commands_then_reconnects(
     wire: RedisWire, raw_redis: aioredis.Redis, redis_prefix: str
 ) -> None:

@@ -31,7 +31,7 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
@@ -129,10 +129,7 @@ class RedisWire:
         """Run a Lua script by its SHA1, loading it with EVAL the first time Redis
         does not know it (a new or restarted Redis). `durable`: also wait until the
         replicas have it (see `wait_replicas`)."""
-        sha = self._scripts.get(script.encode())
-        if sha is None:
-            sha = hashlib.sha1(script.encode()).hexdigest()
-            self._scripts[script.encode()] = sha
+        sha = self._sha(script)
         durable = durable and self._wait is not None
         protocol = await self._ready()
         try:
@@ -142,6 +139,41 @@ class RedisWire:
                 raise
         protocol = await self._ready()
         return await self._send(protocol, durable, "EVAL", script, len(keys), *keys, *args)
+
+    async def eval_many(
+        self, script: str, calls: Sequence[tuple[list[str], list[bytes | str | int]]]
+    ) -> list[Any]:
+        """`eval` of one script for each `(keys, args)` of `calls`, all written in this
+        turn and their replies awaited together, without a task each (the lease
+        renewals: dozens of rooms at a time). The first refusal is raised, once every
+        reply is in; a Redis that does not know the script gets it with `SCRIPT LOAD`
+        and the calls again."""
+        sha = self._sha(script)
+        for attempt in range(2):
+            protocol = await self._ready()
+            replies = await asyncio.gather(
+                *(
+                    protocol.send(_encode(("EVALSHA", sha, len(keys), *keys, *args)))
+                    for keys, args in calls
+                ),
+                return_exceptions=True,
+            )
+            errors = [r for r in replies if isinstance(r, BaseException)]
+            if not errors:
+                return replies
+            unknown = all(str(e).startswith("NOSCRIPT") for e in errors)
+            if not unknown or attempt:
+                raise next(e for e in errors if not str(e).startswith("NOSCRIPT"))
+            await self.call("SCRIPT", "LOAD", script)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _sha(self, script: str) -> str:
+        """The SHA1 Redis knows `script` by (computed once per script)."""
+        sha = self._scripts.get(script.encode())
+        if sha is None:
+            sha = hashlib.sha1(script.encode()).hexdigest()
+            self._scripts[script.encode()] = sha
+        return sha
 
     async def _send(self, protocol: _Protocol, durable: bool, *args: bytes | str | int) -> Any:
         reply = protocol.send(_encode(args))

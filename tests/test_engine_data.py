@@ -50,3 +50,22 @@ def test_the_bots_do_not_even_mention_a_game() -> None:
     for path in sources:
         text = path.read_text(encoding="utf-8")
         assert not [name for name in engine.VARIANTS if name in text], path
+
+
+def test_card_names_of_a_mask_are_a_fresh_list_each_time() -> None:
+    """`cards.names` is cached by mask (the snapshot and the views spell the same hands
+    action after action): it must spell every mask as the cards themselves do, and a
+    caller that changes the list it got must not change what the next caller gets."""
+    import random
+
+    from schmier.engine.cards import CARD_NAMES, cards_of, names
+
+    rng = random.Random(7)
+    for _ in range(500):
+        mask = rng.getrandbits(54)
+        assert names(mask) == [CARD_NAMES[c] for c in cards_of(mask)]
+    mask = (1 << 3) | (1 << 17) | (1 << 40)
+    first = names(mask)
+    first.append("XX")
+    assert names(mask) == [CARD_NAMES[c] for c in cards_of(mask)]
+    assert names(mask) is not names(mask)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .cards import CARD_NAMES, SUITS, cards_of, mask_of, parse
+from .cards import CARD_NAMES, SUITS, mask_of, names, parse
 from .variants import VARIANT_TABLE, Rules, Variant, get_variant, rules_from_json, rules_to_json
 
 #: A card played to a trick: (seat, card).
@@ -185,9 +185,9 @@ def state_to_json(state: State) -> dict[str, Any]:
         "phase": state.phase,
         "dealer": state.dealer,
         "deals": state.deals,
-        "hands": [[CARD_NAMES[c] for c in cards_of(h)] for h in state.hands],
+        "hands": [names(h) for h in state.hands],
         "stock": _names(state.stock),
-        "discards": [[CARD_NAMES[c] for c in cards_of(d)] for d in state.discards],
+        "discards": [names(d) for d in state.discards],
         "turn": list(state.turn),
         "bids": [[s, a] for s, a in state.bids],
         "bidder": state.bidder,

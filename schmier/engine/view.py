@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import CARD_NAMES, SUITS, cards_of
+from .cards import CARD_NAMES, SUITS, names
 from .game import legal_actions
 from .state import State, last_hand_to_json, plays_to_json
 from .variants import Rules, get_variant, rules_to_json
@@ -67,10 +67,10 @@ def private_view(state: State, seat: int | None) -> dict[str, Any]:
         }
     return {
         "you": me,
-        "hand": [CARD_NAMES[c] for c in cards_of(state.hands[me])],
+        "hand": names(state.hands[me]),
         "my_trump": SUITS[state.trump] if state.trump is not None and me == state.bidder else None,
         "partner": partner,
-        "my_discards": [CARD_NAMES[c] for c in cards_of(state.discards[me])],
+        "my_discards": names(state.discards[me]),
         "legal": legal_actions(state, me),
     }
 

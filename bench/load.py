@@ -38,8 +38,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import gc
+import heapq
 import os
 import random
 import resource
@@ -100,6 +102,10 @@ class Tally:
     """When it closed; actions sent before it are still counted when answered a little
     later (the slowest answers come last, and would otherwise be the ones missed)."""
     latencies: list[float] = field(default_factory=list)
+    slowest: list[tuple[float, float]] = field(default_factory=list)
+    """The slowest actions of the window as (latency, sent at), a min-heap of SLOWEST:
+    when in the window they happened says whether they came together (one stall) or
+    apart, and lines them up with the server's log."""
     actions: int = 0
     frames: int = 0
     bytes: int = 0
@@ -227,8 +233,13 @@ class Player:
                         if tally.measuring and (
                             tally.window_start <= self.sent_at < tally.window_end
                         ):
-                            tally.latencies.append(now - self.sent_at)
+                            took = now - self.sent_at
+                            tally.latencies.append(took)
                             tally.actions += 1
+                            if len(tally.slowest) < SLOWEST:
+                                heapq.heappush(tally.slowest, (took, self.sent_at))
+                            elif took > tally.slowest[0][0]:
+                                heapq.heapreplace(tally.slowest, (took, self.sent_at))
                         self.sent_at = None
                         self.acted_on = None
                     if frame["seq"] >= self.seq:
@@ -487,6 +498,7 @@ class Run:
         own_cpu0 = own_cpu_seconds()
         for sampler in samplers:
             sampler.start()
+        tcp0 = _tcp_timeouts()
         t0 = self.tally.window_start = time.perf_counter()
         self.tally.measuring = True
         lags: list[float] = []
@@ -495,6 +507,7 @@ class Run:
             await asyncio.sleep(o.duration)
             self.tally.window_end = time.perf_counter()
             own_cpu = own_cpu_seconds() - own_cpu0
+            tcp1 = _tcp_timeouts()
             server_cpu = (_cpu(pids) - server_cpu0) if pids else None
             await self._answered(GRACE)
         finally:
@@ -522,6 +535,17 @@ class Run:
             "p95_ms": _pct(lat, 95),
             "p99_ms": _pct(lat, 99),
             "max_ms": round(lat[-1] * 1000, 2) if lat else None,
+            "over_100ms": len(lat) - bisect.bisect_right(lat, 0.1),
+            # (latency ms, seconds into the window it was sent), slowest first.
+            "slowest": [
+                [round(took * 1000, 1), round(sent - t0, 2)]
+                for took, sent in sorted(t.slowest, reverse=True)
+            ],
+            # Retransmission timeouts of the whole machine's TCP in the window: loopback
+            # loses no packets, so each one (at least 200 ms, Linux's minimum) is a
+            # segment some socket had to send again; a latency that long is then not
+            # the server's.
+            "tcp_timeouts": (tcp1 - tcp0) if tcp0 is not None and tcp1 is not None else None,
             "errors": sum(t.errors.values()),
             "error_codes": dict(t.errors),
             "closes": sum(t.closes.values()),
@@ -708,6 +732,20 @@ def _cpu(pids: list[int]) -> float:
     return sum(cpu_seconds(pid) for pid in pids)
 
 
+def _tcp_timeouts() -> int | None:
+    """TcpExt TCPTimeouts of this machine (retransmission timeouts so far); None where
+    /proc/net/netstat is not to be had."""
+    try:
+        lines = Path("/proc/net/netstat").read_text().splitlines()
+    except OSError:
+        return None
+    for names, values in zip(lines[::2], lines[1::2], strict=False):
+        if names.startswith("TcpExt:"):
+            row = dict(zip(names.split()[1:], values.split()[1:], strict=False))
+            return int(row["TCPTimeouts"]) if "TCPTimeouts" in row else None
+    return None
+
+
 def _rss(pids: list[int]) -> int:
     """Resident KiB of all the server processes now."""
     return sum(memory_kib(pid)["VmRSS"] for pid in pids)
@@ -737,6 +775,9 @@ SETTLE = 1.0
 
 GRACE = 2.0
 """Seconds the answers to actions sent in the window are still awaited after it."""
+
+SLOWEST = 5
+"""How many of the window's slowest actions are reported, with when they were sent."""
 
 
 async def _loop_lag(lags: list[float], period: float = 0.005) -> None:
@@ -947,6 +988,9 @@ ROWS: list[tuple[str, str]] = [
     ("p95_ms", "latency p95 ms"),
     ("p99_ms", "latency p99 ms"),
     ("max_ms", "latency max ms"),
+    ("over_100ms", "actions > 100 ms"),
+    ("slowest", "slowest ms (at s into window)"),
+    ("tcp_timeouts", "TCP retransmission timeouts"),
     ("errors", "error frames"),
     ("closes", "unexpected closes"),
     ("stalled_rooms", "stalled rooms"),
@@ -983,6 +1027,8 @@ ROWS: list[tuple[str, str]] = [
 def _fmt(value: Any) -> str:
     if value is None:
         return "-"
+    if isinstance(value, list) and all(isinstance(v, list) and len(v) == 2 for v in value):
+        return ", ".join(f"{ms:g} ({at:g})" for ms, at in value) or "-"
     if isinstance(value, float):
         return f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"
     return f"{value:,}" if isinstance(value, int) else str(value)

@@ -120,6 +120,16 @@ class Tally:
     bot_games: int = 0
     bot_errors: Counter[str] = field(default_factory=Counter)
 
+    def answered(self, sent: float, now: float) -> None:
+        """An action sent in the window was answered at `now`."""
+        took = now - sent
+        self.latencies.append(took)
+        self.actions += 1
+        if len(self.slowest) < SLOWEST:
+            heapq.heappush(self.slowest, (took, sent))
+        elif took > self.slowest[0][0]:
+            heapq.heapreplace(self.slowest, (took, sent))
+
 
 class BotRoom:
     """A room of bots only, playing as fast as the server lets them (`--bot-rooms`).
@@ -233,13 +243,7 @@ class Player:
                         if tally.measuring and (
                             tally.window_start <= self.sent_at < tally.window_end
                         ):
-                            took = now - self.sent_at
-                            tally.latencies.append(took)
-                            tally.actions += 1
-                            if len(tally.slowest) < SLOWEST:
-                                heapq.heappush(tally.slowest, (took, self.sent_at))
-                            elif took > tally.slowest[0][0]:
-                                heapq.heapreplace(tally.slowest, (took, self.sent_at))
+                            tally.answered(self.sent_at, now)
                         self.sent_at = None
                         self.acted_on = None
                     if frame["seq"] >= self.seq:
@@ -499,6 +503,7 @@ class Run:
         for sampler in samplers:
             sampler.start()
         tcp0 = _tcp_timeouts()
+        steal0 = _steal_seconds()
         t0 = self.tally.window_start = time.perf_counter()
         self.tally.measuring = True
         lags: list[float] = []
@@ -508,6 +513,7 @@ class Run:
             self.tally.window_end = time.perf_counter()
             own_cpu = own_cpu_seconds() - own_cpu0
             tcp1 = _tcp_timeouts()
+            steal1 = _steal_seconds()
             server_cpu = (_cpu(pids) - server_cpu0) if pids else None
             await self._answered(GRACE)
         finally:
@@ -546,6 +552,14 @@ class Run:
             # segment some socket had to send again; a latency that long is then not
             # the server's.
             "tcp_timeouts": (tcp1 - tcp0) if tcp0 is not None and tcp1 is not None else None,
+            # Time the hypervisor ran something else on this VM's CPUs (all of them) in
+            # the window: when both the generator and the server lag at once, this says
+            # whether the machine itself was taken away.
+            "steal_ms": (
+                round(1000 * (steal1 - steal0))
+                if steal0 is not None and steal1 is not None
+                else None
+            ),
             "errors": sum(t.errors.values()),
             "error_codes": dict(t.errors),
             "closes": sum(t.closes.values()),
@@ -744,6 +758,15 @@ def _tcp_timeouts() -> int | None:
             row = dict(zip(names.split()[1:], values.split()[1:], strict=False))
             return int(row["TCPTimeouts"]) if "TCPTimeouts" in row else None
     return None
+
+
+def _steal_seconds() -> float | None:
+    """CPU time stolen from this (virtual) machine so far, all CPUs, from /proc/stat."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _rss(pids: list[int]) -> int:
@@ -991,6 +1014,7 @@ ROWS: list[tuple[str, str]] = [
     ("over_100ms", "actions > 100 ms"),
     ("slowest", "slowest ms (at s into window)"),
     ("tcp_timeouts", "TCP retransmission timeouts"),
+    ("steal_ms", "CPU stolen by the hypervisor ms"),
     ("errors", "error frames"),
     ("closes", "unexpected closes"),
     ("stalled_rooms", "stalled rooms"),

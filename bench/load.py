@@ -487,14 +487,18 @@ class Run:
         # warm-up to the end of the window (bounded: `--duration` seconds); the server
         # under test keeps its own collector.
         await asyncio.sleep(max(0.0, o.warmup - SETTLE))
+        collecting = time.perf_counter()
         gc.collect()
         gc.freeze()
         gc.disable()
-        # That collection stops this process for 100-200 ms at 300 rooms; the players'
-        # timers that fell due meanwhile then fire together, a burst of actions no real
-        # table makes. The window opens once that burst has been answered, and only
-        # actions sent inside it count.
-        await asyncio.sleep(min(SETTLE, o.warmup))
+        collected_in = time.perf_counter() - collecting
+        # That collection stops this process for 100-200 ms at 300 rooms and up to half
+        # a second at 1,000; the players' timers that fell due meanwhile then fire
+        # together, a burst of actions no real table makes (at 1,000 rooms some 500 at
+        # once, a quarter of a second of the server's work). The window opens once
+        # that burst has been answered (a settling second, and twice the collection's
+        # time more, for the larger burst), and only actions sent inside it count.
+        await asyncio.sleep(min(SETTLE, o.warmup) + 2 * collected_in)
         pids = o.server_pids
         samplers = [Sampler(pid) for pid in pids]
         server_hist0 = await self.server_histograms()
@@ -570,6 +574,7 @@ class Run:
             "frames_per_s": round(t.frames / elapsed, 1),
             "mb_per_s": round(t.bytes / elapsed / 1e6, 2),
             "generator_cpu_pct": round(100 * own_cpu / elapsed, 1),
+            "generator_gc_ms": round(1000 * collected_in, 1),
             "server_cpu_pct": (
                 round(100 * server_cpu / elapsed, 1) if server_cpu is not None else None
             ),
@@ -1040,6 +1045,7 @@ ROWS: list[tuple[str, str]] = [
     ("server_rss_peak_mb", "server RSS peak MB"),
     ("server_vmhwm_mb", "server VmHWM MB"),
     ("generator_cpu_pct", "generator CPU % of a core"),
+    ("generator_gc_ms", "generator's collection before the window ms"),
     ("setup_s", "set-up s"),
     ("server_rss_rooms_mb", "server RSS, rooms joined MB"),
     ("server_rss_sockets_mb", "server RSS, sockets connected MB"),

@@ -271,8 +271,17 @@ async def test_hints_count_against_the_frame_budget(server_factory: ServerFactor
 
 
 def gate_job(gate: Path) -> list[str]:
-    """A command that keeps a worker busy until `gate` exists."""
-    return ["sh", "-c", f'while [ ! -e "{gate}" ]; do sleep 0.02; done']
+    """A command that keeps a worker busy until `gate` exists, or its folder is gone.
+
+    The second condition matters: a test that kills the worker leaves this shell an
+    orphan, and with the gate never made it used to poll forever (fifty `sleep`s a
+    second, found still running long after a CI run, skewing whatever ran next)."""
+    folder = gate.parent
+    return [
+        "sh",
+        "-c",
+        f'while [ ! -e "{gate}" ] && [ -d "{folder}" ]; do sleep 0.02; done',
+    ]
 
 
 async def bots_turn(client: Client) -> tuple[dict[str, Any], int]:

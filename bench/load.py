@@ -376,6 +376,7 @@ class Options:
     setup_concurrency: int
     idle: bool = False
     bot_rooms: int = 0
+    machine_probe: bool = False
 
 
 class Run:
@@ -512,6 +513,7 @@ class Run:
         self.tally.measuring = True
         lags: list[float] = []
         probe = asyncio.create_task(_loop_lag(lags))
+        machine = await _start_pause_probes(o.duration) if o.machine_probe else []
         try:
             await asyncio.sleep(o.duration)
             self.tally.window_end = time.perf_counter()
@@ -526,6 +528,7 @@ class Run:
             gc.enable()
             gc.unfreeze()
         elapsed = self.tally.window_end - t0
+        pauses = await _pause_probe_results(machine, t0)
         server_hist1 = await self.server_histograms()
         for sampler in samplers:
             await sampler.stop()
@@ -597,6 +600,8 @@ class Run:
             result["server_rss_series_mb"] = [
                 round(sum(s.samples[i] for s in samplers) / 1024, 1) for i in range(0, count, every)
             ]
+        if pauses is not None:
+            result.update(pauses)
         if o.bot_rooms:
             result["bot_rooms"] = o.bot_rooms
             result["bot_states_per_s"] = round(t.bot_states / elapsed, 1)
@@ -763,6 +768,51 @@ def _tcp_timeouts() -> int | None:
             row = dict(zip(names.split()[1:], values.split()[1:], strict=False))
             return int(row["TCPTimeouts"]) if "TCPTimeouts" in row else None
     return None
+
+
+async def _start_pause_probes(seconds: float) -> list[tuple[asyncio.subprocess.Process, float]]:
+    """`bench/_pauses.py` on every CPU for `seconds`, each with when it started."""
+    script = str(Path(__file__).resolve().parent / "_pauses.py")
+    started = []
+    for cpu in sorted(os.sched_getaffinity(0) | set(range(os.cpu_count() or 1))):
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            script,
+            "--cpu",
+            str(cpu),
+            "--seconds",
+            str(seconds),
+            stdout=subprocess.PIPE,
+        )
+        started.append((process, time.perf_counter()))
+    return started
+
+
+async def _pause_probe_results(
+    probes: list[tuple[asyncio.subprocess.Process, float]], t0: float
+) -> dict[str, Any] | None:
+    """The probes' pauses over 10 ms: how many, the longest, and the ten longest as
+    [cpu, seconds into the window, ms]; None without probes."""
+    if not probes:
+        return None
+    late: list[list[float]] = []
+    worst = 0.0
+    errors = []
+    for process, started in probes:
+        out, _ = await process.communicate()
+        found = orjson.loads(out) if out.strip() else {"error": "no output"}
+        if "error" in found:
+            errors.append(str(found["error"]))
+            continue
+        worst = max(worst, float(found["max_ms"]))
+        late += [[found["cpu"], round(at + started - t0, 2), ms] for at, ms in found["late"]]
+    late.sort(key=lambda entry: -entry[2])
+    return {
+        "machine_pauses_over_10ms": len(late),
+        "machine_pause_max_ms": round(worst, 1),
+        "machine_pauses": late[:10],
+        **({"machine_probe_errors": errors} if errors else {}),
+    }
 
 
 def _steal_seconds() -> float | None:
@@ -1020,6 +1070,8 @@ ROWS: list[tuple[str, str]] = [
     ("slowest", "slowest ms (at s into window)"),
     ("tcp_timeouts", "TCP retransmission timeouts"),
     ("steal_ms", "CPU stolen by the hypervisor ms"),
+    ("machine_pauses_over_10ms", "machine pauses > 10 ms (probe)"),
+    ("machine_pause_max_ms", "machine pause max ms (probe)"),
     ("errors", "error frames"),
     ("closes", "unexpected closes"),
     ("stalled_rooms", "stalled rooms"),
@@ -1172,6 +1224,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="run the generator on the first CPU and spawned servers on the others "
         "(os.sched_setaffinity), so neither takes the other's core",
     )
+    parser.add_argument(
+        "--machine-probe",
+        action="store_true",
+        help="run bench/_pauses.py on every CPU over the window (real-time priority: "
+        "root) and report when the machine itself paused",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     if args.versus_baseline and not args.memory:
@@ -1256,6 +1314,7 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
         setup_concurrency=args.setup_concurrency,
         idle=args.idle,
         bot_rooms=args.bot_rooms if spawn != "baseline" else 0,
+        machine_probe=args.machine_probe,
     )
     try:
         result = asyncio.run(Run(options).execute())

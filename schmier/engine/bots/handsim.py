@@ -294,6 +294,11 @@ def call(know: Know, options: Sequence[Any], rng: random.Random, worlds: int) ->
     """The call (a card, or None: alone) whose simulated hands score best.
 
     Tried: the four highest trumps the bidder neither holds nor discarded, and alone.
+    Alone only when it makes the bid in at least `MAKE_CHANCE` of the simulated hands
+    (what a bid is held to everywhere else): in three arena runs of 80 `schmier5` games
+    the search went alone 17 times on the average of the simulated hands and made the
+    bid only 8 times, losing 1.7 points a time against the table's mean, where its
+    called bids are made three times in four.
     """
     tb = know.tb
     offered = {str(c) for c in options if c is not None}
@@ -306,6 +311,7 @@ def call(know: Know, options: Sequence[Any], rng: random.Random, worlds: int) ->
         only = candidates[0]
         return None if only is None else CARD_NAMES[only]
     totals = [0.0] * len(candidates)
+    made = [0] * len(candidates)
     for _ in range(worlds):
         world = sample(know, rng)
         for i, card in enumerate(candidates):
@@ -322,7 +328,13 @@ def call(know: Know, options: Sequence[Any], rng: random.Random, worlds: int) ->
             )
             if result is not None:
                 totals[i] += utility(result[0], result[1], know.me, know.race)
-    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+                made[i] += result[0][0] >= 0
+    allowed = [
+        i
+        for i, card in enumerate(candidates)
+        if card is not None or made[i] >= MAKE_CHANCE * worlds
+    ]
+    best = max(allowed, key=lambda i: (totals[i], -i))
     chosen = candidates[best]
     return None if chosen is None else CARD_NAMES[chosen]
 

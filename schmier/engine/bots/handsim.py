@@ -295,10 +295,10 @@ def call(know: Know, options: Sequence[Any], rng: random.Random, worlds: int) ->
 
     Tried: the four highest trumps the bidder neither holds nor discarded, and alone.
     Alone only when it makes the bid in at least `MAKE_CHANCE` of the simulated hands
-    (what a bid is held to everywhere else): in three arena runs of 80 `schmier5` games
-    the search went alone 17 times on the average of the simulated hands and made the
-    bid only 8 times, losing 1.7 points a time against the table's mean, where its
-    called bids are made three times in four.
+    (what a bid is held to everywhere else): in three arena runs of 80 games where the
+    bidder calls its partner, the search went alone 17 times on the average of the
+    simulated hands and made the bid only 8 times, losing 1.7 points a time against the
+    table's mean, where its called bids are made three times in four.
     """
     tb = know.tb
     offered = {str(c) for c in options if c is not None}

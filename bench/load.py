@@ -620,6 +620,14 @@ class Run:
                 server_hist0.get(LOOP_LAG_HISTOGRAM), server_hist1.get(LOOP_LAG_HISTOGRAM)
             )
         )
+        full0, full1 = server_hist0.get(FULL_COLLECTIONS), server_hist1.get(FULL_COLLECTIONS)
+        if full0 is not None and full1 is not None:
+            # A full collection walks every object the server holds (0.7 s at 1,000
+            # tables): one in the window explains a stall of that size by itself.
+            result["server_full_collections"] = int(full1.get(0.0, 0) - full0.get(0.0, 0))
+            result["server_full_collection_ms"] = round(
+                1000 * (full1.get(1.0, 0) - full0.get(1.0, 0)), 1
+            )
         return result
 
     async def _answered(self, grace: float) -> None:
@@ -648,6 +656,11 @@ class Run:
             if response.status_code != 200:
                 return {}
             for line in response.text.splitlines():
+                for slot, prefix in enumerate(FULL_COLLECTION_LINES):
+                    if line.startswith(prefix):
+                        # The full collections: their count (0) and seconds (1).
+                        buckets = found.setdefault(FULL_COLLECTIONS, {})
+                        buckets[slot] = buckets.get(slot, 0.0) + float(line.rsplit(" ", 1)[1])
                 for name in (SERVER_HISTOGRAM, LOOP_LAG_HISTOGRAM):
                     if line.startswith(name + "_bucket{"):
                         bound = float(line.split('le="', 1)[1].split('"', 1)[0])
@@ -898,6 +911,16 @@ def _server_side(
     }
 
 
+FULL_COLLECTIONS = "schmier_gc_pause_seconds"
+"""Schmier's histogram of its own garbage collections (schmier/collector.py), by
+generation; generation 2 is the full collection, which walks everything the server
+holds."""
+
+FULL_COLLECTION_LINES = (
+    FULL_COLLECTIONS + '_count{generation="2"} ',
+    FULL_COLLECTIONS + '_sum{generation="2"} ',
+)
+
 LOOP_LAG_HISTOGRAM = "schmier_loop_lag_seconds"
 """Schmier's histogram of how late its event loop woke a task sleeping 10 ms
 (schmier/looplag.py): a stall of the whole process, whatever caused it."""
@@ -1090,6 +1113,8 @@ ROWS: list[tuple[str, str]] = [
     ("server_lag_max_ms", "server loop lag max ms (bucket bound)"),
     ("server_lag_over_30ms", "server loop lags > 30 ms"),
     ("server_lag_over_100ms", "server loop lags > 100 ms"),
+    ("server_full_collections", "server: full collections in the window"),
+    ("server_full_collection_ms", "server: their ms in all"),
     ("server_over_5ms_pct", "server: messages > 5 ms %"),
     ("server_over_25ms_pct", "server: messages > 25 ms %"),
     ("server_over_100ms_pct", "server: messages > 100 ms %"),

@@ -31,15 +31,19 @@ size (0.66-0.76 s at 1,000 busy tables on the development machine). So it runs o
 when it pays: when the Python heap (`sys.getallocatedblocks()`, read once a second,
 under a millisecond) has grown by `growth` over its smallest size since the last full
 collection. That is CPython's own rule for its full collections (a quarter more than
-survived the last one), so cyclic garbage never holds more than that share of the heap.
-A server in steady play makes almost none and never meets it (none in a 10-minute soak
-at 1,000 tables; a clock-driven one there freed 1,764 objects after 100 s); a server
-that grows, tables opening, meets it a few times on the way up, each time at a fraction
-of its final size. `full` seconds, if set, adds a clock as well. Each full collection is
-timed and exported like the others (`schmier_gc_pause_seconds`), and logged as `gc.full`
-with why it ran, what it freed and the heap's size before and after. With neither a
-growth nor a clock nothing is ever frozen (frozen cycles would never be freed), so the
-old generation is walked once a minute, as CPython would.
+survived the last one). A server in steady play makes almost no cyclic garbage (a
+clock-driven collection at 1,000 tables freed 1,764 objects after 100 s); a server that
+grows, tables opening and their games filling the heap with live data, meets the rule
+several times on the way up, and each of those collections frees almost nothing. So a
+collection that freed less than `PAYS` of the heap doubles the growth the next one waits
+for (up to `MAX_BACKOFF` times `growth`), and one that paid brings it back: cyclic
+garbage never holds more than that share of the heap, and a collection that would find
+nothing is not run in the middle of play (one of 524 ms did, before). `full` seconds,
+if set, adds a clock as well. Each full collection is timed and exported like the
+others (`schmier_gc_pause_seconds`), and logged as `gc.full` with why it ran, what it
+freed, the heap's size before and after and the growth the next one waits for. With
+neither a growth nor a clock nothing is ever frozen (frozen cycles would never be
+freed), so the old generation is walked once a minute, as CPython would.
 
 The collector is process-wide: the first server started in a process takes over from
 CPython's automatic collection, the last one stopped restores what it found.
@@ -62,6 +66,15 @@ SETTLE_SECONDS = 60.0
 
 MIDDLE_EVERY = 4
 """Without freezing: young-generation steps per middle-generation collection."""
+
+PAYS = 0.02
+"""A full collection that frees less than this share of the heap's blocks did not pay:
+the growth that called it was live data (tables filling up), not garbage."""
+
+MAX_BACKOFF = 8
+"""The growth a full collection waits for doubles after each one that did not pay, up to
+this many times `growth` (with 25%: 200%, a heap at most three times its smallest
+before cyclic garbage is collected), and is `growth` again after one that paid."""
 
 GROWTH_CHECK_SECONDS = 1.0
 """How often the heap's size is compared with its smallest since the last full collection."""
@@ -87,11 +100,18 @@ class Collector:
         self._task: asyncio.Task[None] | None = None
         self._smallest = 0
         """The heap's smallest size (allocated blocks) since the last full collection."""
+        self._backoff = 1
+        """The growth waited for is `growth` times this (see MAX_BACKOFF)."""
 
     @property
     def freezing(self) -> bool:
         """Whether survivors are frozen: only if some full collection will free them."""
         return self._full > 0 or self._growth > 0
+
+    @property
+    def growth_now(self) -> float:
+        """The growth, as a fraction, the next full collection waits for."""
+        return self._growth * self._backoff
 
     @property
     def enabled(self) -> bool:
@@ -140,6 +160,12 @@ class Collector:
         freed = self._collect(2)
         gc.freeze()
         self._smallest = sys.getallocatedblocks()
+        # Why back off: at 1,000 tables a full collection stops the server for 0.5-0.7 s
+        # and, while tables open and their games fill the heap with live data, one every
+        # quarter of growth frees almost nothing; the next one lands in play
+        # (docs/performance.md). One that pays brings the threshold back.
+        paid = before - self._smallest >= PAYS * before
+        self._backoff = 1 if paid else min(MAX_BACKOFF, self._backoff * 2)
         event(
             "gc.full",
             reason=reason,
@@ -147,16 +173,17 @@ class Collector:
             freed=freed,
             blocks_before=before,
             blocks_after=self._smallest,
+            next_growth_pct=round(100 * self.growth_now),
         )
 
     def _grown(self) -> bool:
-        """Whether the heap has grown by `growth` over its smallest since the last
+        """Whether the heap has grown by `growth_now` over its smallest since the last
         full collection (which is then its new smallest, if it shrank)."""
         blocks = sys.getallocatedblocks()
         if blocks < self._smallest or self._smallest == 0:
             self._smallest = blocks
             return False
-        return blocks > self._smallest * (1 + self._growth)
+        return blocks > self._smallest * (1 + self.growth_now)
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

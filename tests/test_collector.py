@@ -201,10 +201,11 @@ async def test_the_state_found_is_restored() -> None:
 async def test_a_full_collection_that_frees_nothing_backs_the_next_one_off(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Growth that is live data (tables filling up) doubles the growth the next full
-    collection waits for; a collection that frees a real share of the heap (cyclic
-    garbage) brings it back to `growth`."""
+    """Growth that is live data (tables filling up) makes the next full collection wait
+    for `MAX_BACKOFF` times the growth; a collection that frees a real share of the heap
+    (cyclic garbage) brings it back to `growth`."""
     monkeypatch.setattr(collector_module, "GROWTH_CHECK_SECONDS", 0.05)
+    monkeypatch.setattr(collector_module, "MAX_BACKOFF", 4)
     histogram = pauses()
     collector = Collector(step=0.01, full=0, pauses=histogram, growth=0.25)
     collector.start()
@@ -215,20 +216,21 @@ async def test_a_full_collection_that_frees_nothing_backs_the_next_one_off(
         live = [[i] for i in range(sys.getallocatedblocks() // 2)]
         await asyncio.sleep(0.3)
         assert observed(histogram, "2") == 1
-        assert collector.growth_now == 0.5
-        # 35% more in cycles, alive: over a quarter but under the doubled threshold.
+        assert collector.growth_now == 1.0
+        # 60% more in cycles, alive: past what a doubled wait (50%) would allow, under
+        # the backed-off one (100%).
         base = sys.getallocatedblocks()
         cycles: list[Node] = []
-        while sys.getallocatedblocks() < base * 1.35:
+        while sys.getallocatedblocks() < base * 1.6:
             cycles.extend(Node() for _ in range(1000))
         await asyncio.sleep(0.3)  # steps freeze them; no full collection
         assert observed(histogram, "2") == 1
         del cycles  # frozen garbage now: only a full collection frees it
         more: list[list[int]] = []
-        while sys.getallocatedblocks() < base * 1.6:
+        while sys.getallocatedblocks() < base * 2.1:
             more.extend([i] for i in range(1000))
         await asyncio.sleep(0.3)
-        assert observed(histogram, "2") == 2  # past 50%: it runs, and frees the cycles
+        assert observed(histogram, "2") == 2  # past 100%: it runs, and frees the cycles
         assert collector.growth_now == 0.25
         del live, more
     finally:

@@ -5,7 +5,9 @@
     python bench/arena.py --ladder --levels normal,easy,random --deals 100
     [--house-rules random] [--target 21] [--seed 1] [--workers 2] [--json]
 
-`--a` and `--b` are level names (`schmier/engine/bots/levels.py`) or policy names. A
+`--a` and `--b` are level names (`schmier/engine/bots/levels.py`) or policy names, or
+`oracle` (`bench/oracle.py`: the search shown every hidden card, a ceiling to measure
+targets against, never a bot for players). A
 *deal set* is one sequence of shuffled decks (hand k of every game gets the same deck)
 played once per seating: with two teams the sides swap; with three teams (`schmier6`)
 `a`'s pair sits at each team in turn against `b` at the other two; where the bidder
@@ -36,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import oracle
 
 from schmier import engine
 from schmier.engine.bots import PLAYERS, choose, search
@@ -125,7 +129,10 @@ def play_game(
             key = "a" if seat in a_seats else "b"
             rng = random.Random(f"{game_seed}/{decision}")
             start = time.process_time()
-            action = decide(names[seat], view, rng)
+            if names[seat].partition(":")[0] == oracle.NAME:
+                action = oracle.decide(names[seat], state, view, rng)
+            else:
+                action = decide(names[seat], view, rng)
             elapsed = (time.process_time() - start) * 1000
             if len(view["legal"]) == 1 and view["legal"][0]["type"] != "discard":
                 stat["forced"][key] += 1

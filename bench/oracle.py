@@ -1,0 +1,72 @@
+"""A measuring stick for the arena, never a bot for players: the search given every
+hidden card.
+
+`oracle` (in `bench/arena.py`: `--a oracle`, or `oracle:FIELD=N,...` with the search's
+budget fields) is the `strong` search with one change: each world it would sample from
+the seat's view is instead the true deal, read from the engine's state (every hand, the
+stock in its true order, everyone's discards). The rest is unchanged: the same bidding
+thresholds, rollouts, exact endgame and budget, so the other seats' future play is
+still guessed by the rollout policy.
+
+Why: an arena target such as "one `strong` seat among four `normal` wins twice its fair
+share" mixes the bot's skill with how much of a game the cards decide. What a seat that
+knows every card wins under the same format is a ceiling no honest bot reaches; if it is
+near the target, the target asks for nearly perfect information.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from schmier import engine
+from schmier.engine.bots import handsim
+from schmier.engine.bots import search as search_bot
+from schmier.engine.bots.tables import bits
+from schmier.engine.bots.worlds import Know, World
+
+NAME = "oracle"
+
+
+def true_world(state: engine.State, know: Know) -> World:
+    """The deal as it is, in the shape of a sampled world for the seat `know` is of."""
+    hands = list(state.hands)
+    out = list(state.stock)
+    for seat, gone in enumerate(state.discards):
+        if seat != know.me:
+            out.extend(bits(gone))
+    bank = 0
+    bidder = state.bidder
+    if know.book["banks_discards"] and bidder is not None and bidder != know.me:
+        bank = sum(know.tb.game[c] for c in bits(state.discards[bidder]))
+    return World(hands, out, bank)
+
+
+@contextlib.contextmanager
+def seeing(state: engine.State) -> Iterator[None]:
+    """While inside, the search's worlds are all the true deal of `state`."""
+    saved = handsim.sample, search_bot.sample
+
+    def sample(know: Know, rng: random.Random) -> World:
+        return true_world(state, know)
+
+    handsim.sample = search_bot.sample = sample
+    try:
+        yield
+    finally:
+        handsim.sample, search_bot.sample = saved
+
+
+def decide(
+    spec: str, state: engine.State, view: dict[str, Any], rng: random.Random
+) -> dict[str, Any]:
+    """The oracle's action: `spec` is `oracle` or `oracle:FIELD=N,...` (a budget)."""
+    _, _, fields_spec = spec.partition(":")
+    fields: dict[str, Any] = {}
+    for item in filter(None, fields_spec.split(",")):
+        key, _, value = item.partition("=")
+        fields[key] = bool(int(value)) if key == "smart" else int(value)
+    with seeing(state):
+        return search_bot.act(view, view["legal"], rng, search_bot.Budget(**fields))

@@ -129,7 +129,7 @@ def play_game(
             key = "a" if seat in a_seats else "b"
             rng = random.Random(f"{game_seed}/{decision}")
             start = time.process_time()
-            if names[seat].partition(":")[0] == oracle.NAME:
+            if names[seat].partition(":")[0] in oracle.SEES:
                 action = oracle.decide(names[seat], state, view, rng)
             else:
                 action = decide(names[seat], view, rng)

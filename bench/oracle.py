@@ -2,7 +2,8 @@
 hidden card.
 
 `oracle` (in `bench/arena.py`: `--a oracle`, or `oracle:FIELD=N,...` with the search's
-budget fields) is the `strong` search with one change: each world it would sample from
+budget fields; `oracle_play` and `oracle_before_play` see only in those phases) is the
+`strong` search with one change: each world it would sample from
 the seat's view is instead the true deal, read from the engine's state (every hand, the
 stock in its true order, everyone's discards). The rest is unchanged: the same bidding
 thresholds, rollouts, exact endgame and budget, so the other seats' future play is
@@ -28,6 +29,10 @@ from schmier.engine.bots.tables import bits
 from schmier.engine.bots.worlds import Know, World
 
 NAME = "oracle"
+
+#: `oracle` sees in every phase; these see only in the play of the cards, or only
+#: before it (bidding, trump, discards, the call): where the seeing is worth most.
+SEES = {NAME: None, "oracle_play": True, "oracle_before_play": False}
 
 
 def true_world(state: engine.State, know: Know) -> World:
@@ -62,11 +67,16 @@ def seeing(state: engine.State) -> Iterator[None]:
 def decide(
     spec: str, state: engine.State, view: dict[str, Any], rng: random.Random
 ) -> dict[str, Any]:
-    """The oracle's action: `spec` is `oracle` or `oracle:FIELD=N,...` (a budget)."""
-    _, _, fields_spec = spec.partition(":")
+    """The oracle's action: `spec` is a name of `SEES`, then optionally `:FIELD=N,...`
+    (a budget); outside the phases it sees in, the plain search decides."""
+    name, _, fields_spec = spec.partition(":")
     fields: dict[str, Any] = {}
     for item in filter(None, fields_spec.split(",")):
         key, _, value = item.partition("=")
         fields[key] = bool(int(value)) if key == "smart" else int(value)
+    budget = search_bot.Budget(**fields)
+    only_play = SEES[name]
+    if only_play is not None and only_play != (state.phase == "play"):
+        return search_bot.act(view, view["legal"], rng, budget)
     with seeing(state):
-        return search_bot.act(view, view["legal"], rng, search_bot.Budget(**fields))
+        return search_bot.act(view, view["legal"], rng, budget)

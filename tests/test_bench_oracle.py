@@ -20,7 +20,7 @@ from schmier.engine.bots import handsim, search
 from schmier.engine.bots.tables import bits
 from schmier.engine.bots.worlds import Know, sample
 
-from .test_bots_search import VARIANTS, house_rules, random_move
+from .test_bots_search import VARIANTS, random_turns
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
@@ -35,32 +35,25 @@ def test_the_oracles_world_is_the_deal(variant: str) -> None:
     a dealer with more than six trumps may discard one, which the sampler never deals.)"""
     rng = random.Random(f"oracle/{variant}")
     checked = 0
-    for _ in range(4):
-        state = engine.new_game(variant, engine.make_rules(variant, house_rules(variant, rng)), 0)
-        while state.phase != "game_over" and checked < 120:
-            if engine.needs_deal(state):
-                deck = list(engine.get_variant(variant).deck)
-                rng.shuffle(deck)
-                state = engine.apply_trusted(state, None, engine.Action("deal", tuple(deck)))
-                continue
-            seat = rng.choice(engine.turn(state))
-            if state.phase == "play":
-                know = Know(engine.view(state, seat))
-                world = oracle.true_world(state, know)
-                assert world.hands == list(state.hands)
-                assert world.hands[seat] == know.hand
-                others = [d for s, d in enumerate(state.discards) if s != seat]
-                out = sum(1 << c for c in world.out)
-                assert out == sum(1 << c for c in state.stock) | sum(others)
-                assert world.out[: len(state.stock)] == list(state.stock)
-                bidder = state.bidder
-                if know.book["banks_discards"] and bidder is not None and bidder != seat:
-                    banked = sum(know.tb.game[c] for c in bits(state.discards[bidder]))
-                    assert world.bank == banked
-                else:
-                    assert world.bank == 0
-                checked += 1
-            state = engine.apply_trusted(state, seat, random_move(state, seat, rng))
+    for state, seat in random_turns(variant, rng, 4):
+        if checked >= 120:
+            break
+        if state.phase != "play":
+            continue
+        know = Know(engine.view(state, seat))
+        world = oracle.true_world(state, know)
+        assert world.hands == list(state.hands)
+        assert world.hands[seat] == know.hand
+        others = [d for s, d in enumerate(state.discards) if s != seat]
+        out = sum(1 << c for c in world.out)
+        assert out == sum(1 << c for c in state.stock) | sum(others)
+        assert world.out[: len(state.stock)] == list(state.stock)
+        bidder = state.bidder
+        if know.book["banks_discards"] and bidder is not None and bidder != seat:
+            assert world.bank == sum(know.tb.game[c] for c in bits(state.discards[bidder]))
+        else:
+            assert world.bank == 0
+        checked += 1
     assert checked >= 120
 
 

@@ -10,6 +10,7 @@ winners, and at the end of every hand the same score changes.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -173,28 +174,39 @@ def test_random_playouts_agree_with_the_engine_to_the_score(variant: str) -> Non
         assert [deltas[side_of[u]] for u in units] == list(lh.deltas)
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_sampled_worlds_fit_the_view(variant: str) -> None:
-    """Every world keeps the seat's own cards, the hand sizes, the cards seen, the
-    voids shown and the rule that no trump is discarded."""
-    rng = random.Random(f"worlds/{variant}")
-    checked = 0
-    for _ in range(6):
+def random_turns(
+    variant: str, rng: random.Random, games: int
+) -> Iterator[tuple[engine.State, int]]:
+    """Every turn of `games` random games (house rules drawn too, decks shuffled): the
+    state and the seat about to act. The caller stops when it has seen enough."""
+    for _ in range(games):
         state = engine.new_game(variant, engine.make_rules(variant, house_rules(variant, rng)), 0)
-        while state.phase != "game_over" and checked < 300:
+        while state.phase != "game_over":
             if engine.needs_deal(state):
                 deck = list(engine.get_variant(variant).deck)
                 rng.shuffle(deck)
                 state = engine.apply_trusted(state, None, engine.Action("deal", tuple(deck)))
                 continue
             seat = rng.choice(engine.turn(state))
-            if state.phase == "play":
-                know = Know(engine.view(state, seat))
-                for _ in range(3):
-                    world = sample(know, rng)
-                    check_world(state, seat, know, world)
-                    checked += 1
+            yield state, seat
             state = engine.apply_trusted(state, seat, random_move(state, seat, rng))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_sampled_worlds_fit_the_view(variant: str) -> None:
+    """Every world keeps the seat's own cards, the hand sizes, the cards seen, the
+    voids shown and the rule that no trump is discarded."""
+    rng = random.Random(f"worlds/{variant}")
+    checked = 0
+    for state, seat in random_turns(variant, rng, 6):
+        if checked >= 300:
+            break
+        if state.phase == "play":
+            know = Know(engine.view(state, seat))
+            for _ in range(3):
+                world = sample(know, rng)
+                check_world(state, seat, know, world)
+                checked += 1
     assert checked >= 300
 
 

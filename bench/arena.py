@@ -53,17 +53,27 @@ def policy_of(name: str) -> str:
     return BY_NAME[name].policy if name in BY_NAME else name
 
 
-def decide(name: str, view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """`bots.choose` for a level or policy; `strong:playouts=1200,smart=0` is the search
-    with another budget (for measuring what the budget and the rollouts are worth)."""
-    if ":" not in name:
-        return choose(policy_of(name), view, rng)
-    _, _, spec = name.partition(":")
+def budget_of(spec: str) -> search.Budget:
+    """The search's budget from `FIELD=N,...` (empty: the default budget)."""
     fields: dict[str, Any] = {}
-    for item in spec.split(","):
+    for item in filter(None, spec.split(",")):
         key, _, value = item.partition("=")
         fields[key] = bool(int(value)) if key == "smart" else int(value)
-    return search.act(view, view["legal"], rng, search.Budget(**fields))
+    return search.Budget(**fields)
+
+
+def decide(
+    name: str, view: dict[str, Any], rng: random.Random, state: engine.State
+) -> dict[str, Any]:
+    """`bots.choose` for a level or policy; `strong:playouts=1200,smart=0` is the search
+    with another budget (for measuring what the budget and the rollouts are worth), and
+    the names of `oracle.SEES` (optionally with a budget too) the search shown `state`."""
+    base, _, spec = name.partition(":")
+    if base in oracle.SEES:
+        return oracle.decide(base, budget_of(spec), state, view, rng)
+    if not spec:
+        return choose(policy_of(name), view, rng)
+    return search.act(view, view["legal"], rng, budget_of(spec))
 
 
 def random_house_rules(variant: str, rng: random.Random) -> dict[str, Any]:
@@ -129,10 +139,7 @@ def play_game(
             key = "a" if seat in a_seats else "b"
             rng = random.Random(f"{game_seed}/{decision}")
             start = time.process_time()
-            if names[seat].partition(":")[0] in oracle.SEES:
-                action = oracle.decide(names[seat], state, view, rng)
-            else:
-                action = decide(names[seat], view, rng)
+            action = decide(names[seat], view, rng, state)
             elapsed = (time.process_time() - start) * 1000
             if len(view["legal"]) == 1 and view["legal"][0]["type"] != "discard":
                 stat["forced"][key] += 1

@@ -2,7 +2,7 @@
 hidden card.
 
 `oracle` (in `bench/arena.py`: `--a oracle`, or `oracle:FIELD=N,...` with the search's
-budget fields; `oracle_play` and `oracle_before_play` see only in those phases) is the
+budget fields, read there; `oracle_play` and `oracle_before_play` see only in those phases) is the
 `strong` search with one change: each world it would sample from
 the seat's view is instead the true deal, read from the engine's state (every hand, the
 stock in its true order, everyone's discards). The rest is unchanged: the same bidding
@@ -65,16 +65,14 @@ def seeing(state: engine.State) -> Iterator[None]:
 
 
 def decide(
-    spec: str, state: engine.State, view: dict[str, Any], rng: random.Random
+    name: str,
+    budget: search_bot.Budget,
+    state: engine.State,
+    view: dict[str, Any],
+    rng: random.Random,
 ) -> dict[str, Any]:
-    """The oracle's action: `spec` is a name of `SEES`, then optionally `:FIELD=N,...`
-    (a budget); outside the phases it sees in, the plain search decides."""
-    name, _, fields_spec = spec.partition(":")
-    fields: dict[str, Any] = {}
-    for item in filter(None, fields_spec.split(",")):
-        key, _, value = item.partition("=")
-        fields[key] = bool(int(value)) if key == "smart" else int(value)
-    budget = search_bot.Budget(**fields)
+    """The action of the oracle `name` (a key of `SEES`) with `budget`; outside the
+    phases it sees in, the plain search decides."""
     only_play = SEES[name]
     if only_play is not None and only_play != (state.phase == "play"):
         return search_bot.act(view, view["legal"], rng, budget)

@@ -74,6 +74,6 @@ def test_the_oracle_sees_only_while_it_decides() -> None:
             assert world.hands == list(state.hands)
             assert world.out == list(state.stock)
     assert handsim.sample is sample and search.sample is sample
-    action = oracle.decide("oracle:hand_worlds=8", state, view, rng)
+    action = oracle.decide("oracle", search.Budget(hand_worlds=8), state, view, rng)
     assert action["type"] in {a["type"] for a in view["legal"]}
     assert handsim.sample is sample and search.sample is sample

@@ -91,6 +91,23 @@ async def test_one_script_for_many_keys_answers_each_call_in_order(
     assert await raw_redis.get(keys[0]) == b"theirs"  # INCR of a non-integer was refused too
 
 
+async def test_a_script_still_unknown_after_its_load_is_refused_plainly(
+    wire: RedisWire, raw_redis: aioredis.Redis, redis_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If Redis forgets the script again between the load and the retry, `eval_many`
+    raises Redis's NOSCRIPT refusal (a `StoreError` the store handles), not a
+    `RuntimeError` out of an empty search."""
+    script = "return 7 -- forgotten twice"
+    await raw_redis.script_flush()
+
+    async def forgetful_load(*args: bytes | str | int) -> None:
+        await raw_redis.script_flush()
+
+    monkeypatch.setattr(wire, "call", forgetful_load)
+    with pytest.raises(ReplyError, match="NOSCRIPT"):
+        await wire.eval_many(script, [([f"{redis_prefix}k"], [])])
+
+
 async def test_a_killed_connection_fails_its_commands_then_reconnects(
     wire: RedisWire, raw_redis: aioredis.Redis, redis_prefix: str
 ) -> None:

@@ -161,9 +161,11 @@ class RedisWire:
             errors = [r for r in replies if isinstance(r, BaseException)]
             if not errors:
                 return replies
-            unknown = all(str(e).startswith("NOSCRIPT") for e in errors)
-            if not unknown or attempt:
-                raise next(e for e in errors if not str(e).startswith("NOSCRIPT"))
+            refused = [e for e in errors if not str(e).startswith("NOSCRIPT")]
+            if refused or attempt:
+                # Still unknown after the load (a Redis flushed or swapped meanwhile):
+                # that refusal, not a StopIteration from an empty search.
+                raise (refused or errors)[0]
             await self.call("SCRIPT", "LOAD", script)
         raise AssertionError("unreachable")  # pragma: no cover
 

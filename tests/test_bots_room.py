@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -467,3 +468,63 @@ async def test_a_room_saved_before_levels_is_served_with_default_bots(
     assert ann.state is not None
     assert named(ann.state["view"])[:2] == [None, levels.default()]
     await ann.close()
+
+
+# ------------------------------------------------------------------ a killed server
+
+
+def children_of(pid: int) -> set[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        # The command may hold spaces and parentheses: the fields follow the last ")".
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == pid:
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie does not: it has ended, unreaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_the_workers_of_a_killed_server_end_with_it() -> None:
+    """A server killed with SIGKILL leaves no bot worker behind: each worker sees its
+    parent gone and ends (it waits on a pipe it holds both ends of, so no end of file
+    would ever tell it), and so then does multiprocessing's resource tracker."""
+    from tests.support.servers import start_subprocess_server
+
+    server, process = start_subprocess_server(
+        {"SCHMIER_BOT_WORKERS": "2", "SCHMIER_LOG_LEVEL": "WARNING"}
+    )
+    try:
+        # The pool is warmed at start-up: wait for both workers (and the tracker).
+        deadline = time.monotonic() + 60
+        while len(children_of(process.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        children = children_of(process.pid)
+        assert len(children) >= 3, children
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 60
+        while any(alive(p) for p in children) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = sorted(p for p in children if alive(p))
+        for pid in left:  # do not leave them behind if the test fails
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        assert not left, f"still running after their server was killed: {left}"
+    finally:
+        server.stop()

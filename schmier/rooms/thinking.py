@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import random
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -52,11 +53,32 @@ def work(policy: str, view: dict[str, Any], seed: int) -> Answer:
     return bots.choose(policy, view, random.Random(seed))
 
 
-def lower_priority(nice: int) -> None:
+#: How often a worker looks whether the server that started it is still there.
+PARENT_CHECK_SECONDS = 0.5
+
+
+def start_worker(nice: int, server: int) -> None:
     """A worker's initializer: run `nice` steps below the server, so that when bots and
-    the event loop want the same core, the loop (every human's next view) comes first."""
+    the event loop want the same core, the loop (every human's next view) comes first;
+    and end the worker once the server process `server` is gone (`watch_parent`)."""
     with contextlib.suppress(OSError, AttributeError):  # not allowed, or not Unix
         os.nice(nice)
+    threading.Thread(target=watch_parent, args=(server,), name="parent-watch", daemon=True).start()
+
+
+def watch_parent(server: int) -> None:
+    """End this worker when its parent is no longer `server`.
+
+    A worker waits for its next decision on a pipe it holds both ends of, so a server
+    killed with SIGKILL (which rooms are built to survive) never reaches it as an end of
+    file: without this, every killed server would leave its workers (and their
+    multiprocessing resource tracker) running forever, re-parented to init. The parent's
+    death signal (`PR_SET_PDEATHSIG`) is not used: it fires when the *thread* that
+    started the process ends, and the pool starts workers from whichever thread submits.
+    """
+    while os.getppid() == server:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)
 
 
 class Pool:
@@ -92,8 +114,8 @@ class Pool:
                     self._executor = ProcessPoolExecutor(
                         self.workers,
                         mp_context=context,
-                        initializer=lower_priority,
-                        initargs=(self.nice,),
+                        initializer=start_worker,
+                        initargs=(self.nice, os.getpid()),
                     )
             return self._executor
 

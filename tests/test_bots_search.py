@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from schmier import engine
-from schmier.engine.bots import search
+from schmier.engine.bots import handsim, search
 from schmier.engine.bots.playout import Tally, outcome, play_out
 from schmier.engine.bots.race import WIN, Race, race_of
 from schmier.engine.bots.tables import bits, card_int, tab
@@ -390,3 +390,50 @@ def test_worlds_read_the_bidding() -> None:
             trumps[s] += (world.hands[s] & know.tb.mask).bit_count()
     passed = max(trumps[2], trumps[3], trumps[5])
     assert trumps[4] > trumps[1] > 1.25 * passed  # about 1.4 (and 1.0 without reading)
+
+
+@pytest.mark.parametrize("variant", ["schmier6", "schmier5"])
+def test_the_dealers_simulated_discard_keeps_six_cards(
+    variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dealer's discard is searched on simulated hands that reach the play with six
+    cards in every hand and every card in one place. Before, the others' discards (the
+    unseen cards once the dealer has taken the stock) were added to the simulated
+    dealer's hand (14 to 18 cards)."""
+    starts: list[list[int]] = []
+    real = handsim.play_out
+
+    def spy(tb: Any, hands: list[int], *args: Any, **kwargs: Any) -> None:
+        starts.append(list(hands))
+        real(tb, hands, *args, **kwargs)
+
+    monkeypatch.setattr(handsim, "play_out", spy)
+    rng = random.Random(f"six/{variant}")
+    checked = 0
+    for state, seat in random_turns(variant, rng, 60):
+        if checked >= 20:
+            break
+        if state.phase != "discard" or seat != state.dealer:
+            continue
+        know = Know(engine.view(state, seat))
+        assert know.bidder is not None
+        starts.clear()
+        handsim.simulate(
+            know,
+            sample(know, rng),
+            know.tb.trump,
+            know.bidder,
+            know.bid,
+            rng,
+            kitty_taken=True,
+            discards_done=False,
+            my_discard=handsim.to_six(know.tb, know.hand, False, True),
+        )
+        (hands,) = starts
+        assert [h.bit_count() for h in hands] == [6] * state.variant.seats
+        everything = 0
+        for h in hands:
+            assert not everything & h
+            everything |= h
+        checked += 1
+    assert checked >= 20

@@ -58,7 +58,8 @@ def budget_of(spec: str) -> search.Budget:
     fields: dict[str, Any] = {}
     for item in filter(None, spec.split(",")):
         key, _, value = item.partition("=")
-        fields[key] = bool(int(value)) if key == "smart" else int(value)
+        flag = isinstance(getattr(search.DEFAULT_BUDGET, key), bool)
+        fields[key] = bool(int(value)) if flag else int(value)
     return search.Budget(**fields)
 
 

@@ -30,9 +30,25 @@ from schmier.engine.bots.worlds import Know, World
 
 NAME = "oracle"
 
-#: `oracle` sees in every phase; these see only in the play of the cards, or only
-#: before it (bidding, trump, discards, the call): where the seeing is worth most.
-SEES = {NAME: None, "oracle_play": True, "oracle_before_play": False}
+#: The phases before the play of the cards.
+BEFORE_PLAY = frozenset({"bidding", "trump", "discard", "call"})
+
+#: `oracle` sees in every phase; the others see only in some phases (the play of the
+#: cards, the phases before it, the bidding alone, the call alone): where the seeing
+#: is worth most.
+SEES: dict[str, frozenset[str] | None] = {
+    NAME: None,
+    "oracle_play": frozenset({"play"}),
+    "oracle_before_play": BEFORE_PLAY,
+    "oracle_bidding": frozenset({"bidding"}),
+    "oracle_call": frozenset({"call"}),
+    "oracle_hands_bidding": frozenset({"bidding"}),
+    "oracle_stock_bidding": frozenset({"bidding"}),
+}
+
+#: What an oracle is shown (default: every hidden card): only the other hands (the
+#: stock is sampled from the rest), or only the stock in its order (the hands are).
+SHOWN = {"oracle_hands_bidding": "hands", "oracle_stock_bidding": "stock"}
 
 
 def true_world(state: engine.State, know: Know) -> World:
@@ -49,12 +65,34 @@ def true_world(state: engine.State, know: Know) -> World:
     return World(hands, out, bank)
 
 
+def half_true_world(state: engine.State, know: Know, shown: str, rng: random.Random) -> World:
+    """A world with the other hands (`shown` "hands") or the stock (`shown` "stock") as
+    they are and the rest of the unseen cards dealt at random into the other places."""
+    true = true_world(state, know)
+    hands = list(true.hands)
+    out = list(true.out)
+    others = [s for s in range(know.n) if s != know.me]
+    if shown == "hands":
+        rng.shuffle(out)
+        return World(hands, out, true.bank)
+    loose = [c for s in others for c in bits(hands[s])]
+    rng.shuffle(loose)
+    for s in others:
+        k = hands[s].bit_count()
+        hands[s] = sum(1 << c for c in loose[:k])
+        loose = loose[k:]
+    return World(hands, out, true.bank)
+
+
 @contextlib.contextmanager
-def seeing(state: engine.State) -> Iterator[None]:
-    """While inside, the search's worlds are all the true deal of `state`."""
+def seeing(state: engine.State, shown: str | None = None) -> Iterator[None]:
+    """While inside, the search's worlds are all the true deal of `state` (or, with
+    `shown`, half of it: `half_true_world`)."""
     saved = handsim.sample, search_bot.sample
 
     def sample(know: Know, rng: random.Random) -> World:
+        if shown is not None:
+            return half_true_world(state, know, shown, rng)
         return true_world(state, know)
 
     handsim.sample = search_bot.sample = sample
@@ -73,8 +111,8 @@ def decide(
 ) -> dict[str, Any]:
     """The action of the oracle `name` (a key of `SEES`) with `budget`; outside the
     phases it sees in, the plain search decides."""
-    only_play = SEES[name]
-    if only_play is not None and only_play != (state.phase == "play"):
+    phases = SEES[name]
+    if phases is not None and state.phase not in phases:
         return search_bot.act(view, view["legal"], rng, budget)
-    with seeing(state):
+    with seeing(state, SHOWN.get(name)):
         return search_bot.act(view, view["legal"], rng, budget)

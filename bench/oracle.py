@@ -2,8 +2,9 @@
 hidden card.
 
 `oracle` (in `bench/arena.py`: `--a oracle`, or `oracle:FIELD=N,...` with the search's
-budget fields, read there; `oracle_play` and `oracle_before_play` see only in those phases) is the
-`strong` search with one change: each world it would sample from
+budget fields, read there; the other names of `SEES` see only in some phases, and those
+of `SHOWN` only half the deal) is the `strong` search with one change: each world it
+would sample from
 the seat's view is instead the true deal, read from the engine's state (every hand, the
 stock in its true order, everyone's discards). The rest is unchanged: the same bidding
 thresholds, rollouts, exact endgame and budget, so the other seats' future play is

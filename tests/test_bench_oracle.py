@@ -1,4 +1,5 @@
-"""The arena's ceiling (`bench/oracle.py`): its worlds are the true deal, nothing else.
+"""The arena's ceiling (`bench/oracle.py`): its worlds are the true deal, nothing else;
+and `bench/bidlab.py`, which plays every option of a bid out.
 
 The oracle is a measuring stick (docs/bots.md): what one `schmier5` seat that sees every
 card wins. Its figures mean something only if the one world it plays from is exactly the
@@ -77,3 +78,66 @@ def test_the_oracle_sees_only_while_it_decides() -> None:
     action = oracle.decide("oracle", search.Budget(hand_worlds=8), state, view, rng)
     assert action["type"] in {a["type"] for a in view["legal"]}
     assert handsim.sample is sample and search.sample is sample
+
+
+@pytest.mark.parametrize("shown", ["hands", "stock"])
+def test_a_half_oracle_sees_only_its_half_of_the_deal(shown: str) -> None:
+    """`oracle_hands_bidding` is shown the other hands (the stock's order sampled),
+    `oracle_stock_bidding` the stock in its order (the other hands dealt again from
+    the same cards, each as many as it holds)."""
+    rng = random.Random(f"half/{shown}")
+    checked = 0
+    moved = 0
+    for state, seat in random_turns("schmier5", rng, 6):
+        if checked >= 40:
+            break
+        if state.phase != "bidding":
+            continue
+        know = Know(engine.view(state, seat))
+        world = oracle.half_true_world(state, know, shown, rng)
+        true = oracle.true_world(state, know)
+        assert world.hands[seat] == state.hands[seat]
+        assert sorted(world.out) == sorted(true.out)
+        if shown == "hands":
+            assert world.hands == true.hands
+            moved += world.out != true.out
+        else:
+            assert world.out == true.out
+            assert [h.bit_count() for h in world.hands] == [h.bit_count() for h in true.hands]
+            others = [s for s in range(know.n) if s != seat]
+            union = 0
+            for s in others:
+                assert not union & world.hands[s]
+                union |= world.hands[s]
+            assert union == sum(true.hands[s] for s in others)
+            moved += world.hands != true.hands
+        checked += 1
+    assert checked >= 40 and moved >= 30
+
+
+def test_bidlab_plays_every_option_of_a_bid_out() -> None:
+    """`bench/bidlab.py`: at each bidding turn of the `a` seat with a choice, one line
+    with every legal option played out to the hand's scoring, the seat's own choice
+    among them, and the search's simulated distribution."""
+    import bidlab  # a bench script's module, found through the path above
+
+    tiny = "strong:playouts=24,min_worlds=2,max_worlds=4,hand_worlds=3,exact_worlds=2"
+    deal_seed = random.Random("deal/1/schmier5/0").randrange(2**32)
+    records = bidlab.play_game((tiny, "normal", deal_seed, 2, "lab/test", 5))
+    assert records
+    for r in records:
+        assert r["seat"] == 2 and len(r["dist"]) == 5
+        actions = [o["action"] for o in r["options"]]
+        assert r["choice"] in actions and len(actions) >= 2
+        assert {"type": "pass"} in actions
+        for o in r["options"]:
+            deltas = o["deltas"]
+            assert len(deltas) == 5
+            if o["bidder"] is None:
+                assert deltas == [0] * 5  # everybody passed: a new deal
+                continue
+            bidder = o["bidder"]
+            assert o["made"] == (deltas[bidder] > 0)
+            if o["action"]["type"] == "bid" and bidder == 2:
+                amount = o["action"]["amount"]  # nobody outbid it: it speaks once
+                assert deltas[2] >= amount if o["made"] else deltas[2] == -amount

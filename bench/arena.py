@@ -97,6 +97,19 @@ def seatings(variant: str) -> list[list[int]]:
     return [[s] for s in range(book["seats"])]
 
 
+def deal_from(
+    state: engine.State, decks: list[list[str]], k: int, deck_rng: random.Random
+) -> engine.State:
+    """Deal hand `k` of a deal set: its `k`-th deck, the `k`-th shuffle of `deck_rng`
+    (seeded by the deal set, so every game of the set deals the same decks), made when
+    first needed and kept in `decks`."""
+    while len(decks) <= k:
+        deck = engine.full_deck(state.variant.name)
+        deck_rng.shuffle(deck)
+        decks.append(deck)
+    return engine.deal(state, decks[k])
+
+
 def play_game(
     job: tuple[str, str, str, dict[str, Any], int, int, list[int], int],
 ) -> dict[str, Any]:
@@ -128,11 +141,7 @@ def play_game(
         if engine.needs_deal(state):
             if state.last_hand is not None and state.phase == "hand_over":
                 _book_hand(state, a_seats, teams, stat)
-            while len(decks) <= dealt:
-                deck = engine.full_deck(variant)
-                deck_rng.shuffle(deck)
-                decks.append(deck)
-            state = engine.deal(state, decks[dealt])
+            state = deal_from(state, decks, dealt, deck_rng)
             dealt += 1
             continue
         for seat in engine.turn(state):

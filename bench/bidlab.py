@@ -83,11 +83,7 @@ def play_game(job: tuple[str, str, int, int, str, int]) -> list[dict[str, Any]]:
     dealt = 0
     while state.phase != "game_over" and dealt < arena.MAX_HANDS:
         if engine.needs_deal(state):
-            while len(decks) <= dealt:
-                deck = engine.full_deck(VARIANT)
-                deck_rng.shuffle(deck)
-                decks.append(deck)
-            state = engine.deal(state, decks[dealt])
+            state = arena.deal_from(state, decks, dealt, deck_rng)
             dealt += 1
             continue
         for seat in engine.turn(state):

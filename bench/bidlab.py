@@ -36,18 +36,22 @@ VARIANT = "schmier5"
 
 
 def seen(view: dict[str, Any], worlds: int, rng: random.Random) -> dict[str, Any]:
-    """The search's picture of the bid: per trump the points its side takes in each world."""
+    """The search's picture of the bid, as `handsim.bid` makes it: the trump it would
+    name, the points its side takes in each world with it, and whether the hand holds
+    a card that commands it."""
     know = Know(view)
-    per_suit: list[list[int]] = [[] for _ in range(4)]
+    per_suit: list[list[handsim.Result | None]] = [[] for _ in range(4)]
     for _ in range(worlds):
         world = sample(know, rng)
         for suit in range(4):
-            r = handsim.simulate(
-                know, world, suit, know.me, 0, rng, kitty_taken=False, discards_done=False
+            per_suit[suit].append(
+                handsim.simulate(
+                    know, world, suit, know.me, 0, rng, kitty_taken=False, discards_done=False
+                )
             )
-            per_suit[suit].append(-99 if r is None else r[0][0])
-    best = max(range(4), key=lambda i: sum(per_suit[i]))
-    return {"suit": best, "dist": per_suit[best], "power": handsim._power(know, best)}
+    best = handsim._best_suit(per_suit)
+    dist = [0 if r is None else r[0][0] for r in per_suit[best]]
+    return {"suit": best, "dist": dist, "power": handsim._power(know, best)}
 
 
 def finish_hand(

@@ -4,11 +4,10 @@ hidden card.
 `oracle` (in `bench/arena.py`: `--a oracle`, or `oracle:FIELD=N,...` with the search's
 budget fields, read there; the other names of `SEES` see only in some phases, and those
 of `SHOWN` only half the deal) is the `strong` search with one change: each world it
-would sample from
-the seat's view is instead the true deal, read from the engine's state (every hand, the
-stock in its true order, everyone's discards). The rest is unchanged: the same bidding
-thresholds, rollouts, exact endgame and budget, so the other seats' future play is
-still guessed by the rollout policy.
+would sample from the seat's view is instead the true deal, read from the engine's
+state (every hand, the stock in its true order, everyone's discards). The rest is
+unchanged: the same bidding thresholds, rollouts, exact endgame and budget, so the other
+seats' future play is still guessed by the rollout policy.
 
 Why: an arena target such as "one `strong` seat among four `normal` wins twice its fair
 share" mixes the bot's skill with how much of a game the cards decide. What a seat that

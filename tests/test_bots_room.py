@@ -31,6 +31,7 @@ from tests.support.servers import (
     RunningServer,
     ServerFactory,
     seat_table,
+    start_subprocess_server,
 )
 
 
@@ -504,8 +505,6 @@ def test_the_workers_of_a_killed_server_end_with_it() -> None:
     """A server killed with SIGKILL leaves no bot worker behind: each worker sees its
     parent gone and ends (it waits on a pipe it holds both ends of, so no end of file
     would ever tell it), and so then does multiprocessing's resource tracker."""
-    from tests.support.servers import start_subprocess_server
-
     server, process = start_subprocess_server(
         {"SCHMIER_BOT_WORKERS": "2", "SCHMIER_LOG_LEVEL": "WARNING"}
     )

@@ -78,7 +78,9 @@ def exchange_all(
 ) -> None:
     """Every non-dealer exchanges (left of the dealer first), then the dealer takes the
     rest of the stock and discards down to six; `mine` is (viewer, its own discard or
-    None for the rule's). With `others_done` only the dealer is left to discard."""
+    None for the rule's). With `others_done` only the dealer is left to discard, and it
+    holds the stock already: `stock` is then what nobody may take (the others'
+    discards, unseen by the dealer), never added to its hand."""
     n = len(hands)
     me, my_discard = mine
     if not others_done:
@@ -91,8 +93,8 @@ def exchange_all(
             for c in stock[:k]:
                 hands[seat] |= 1 << c
             stock = stock[k:]
-    for c in stock:
-        hands[dealer] |= 1 << c
+        for c in stock:
+            hands[dealer] |= 1 << c
     hand = hands[dealer]
     gone = my_discard if dealer == me and my_discard is not None else to_six(tb, hand, False, True)
     hands[dealer] = hand & ~gone

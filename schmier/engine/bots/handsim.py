@@ -103,10 +103,6 @@ def _discard(
     (`discards` "all"), or the bidder's down to six."""
     if know.book["discards"] == "all":
         others_done = know.phase == "discard"
-        if others_done and know.me == know.dealer:
-            # The dealer holds the rest of the stock already: what the view cannot see
-            # now is the others' discards, and those are nobody's to take.
-            stock = []
         exchange_all(tb, hands, stock, know.dealer, discarded, others_done, (know.me, my_discard))
         return
     hand = hands[bidder]

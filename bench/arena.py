@@ -3,7 +3,7 @@
     python bench/arena.py --a strong --b normal --variant wisconsin4 --deals 100
     python bench/arena.py --ladder --deals 40            # Elo over every level + random
     python bench/arena.py --ladder --levels normal,easy,random --deals 100
-    [--house-rules random] [--target 21] [--seed 1] [--workers 2] [--json]
+    [--house-rules random] [--target 21] [--seed 1] [--workers 2] [--paired] [--json]
 
 `--a` and `--b` are level names (`schmier/engine/bots/levels.py`) or policy names, or
 `oracle` (`bench/oracle.py`: the search shown every hidden card, a ceiling to measure
@@ -14,7 +14,13 @@ played once per seating: with two teams the sides swap; with three teams (`schmi
 calls its partner (`schmier5`) one `a` seat sits at each of the five seats among four
 `b` seats. So every deck is played by both bots from every seat, and the luck of the
 cards cancels. Every decision is `bots.choose` on `engine.view(state, seat)`, with its
-own seeded random source; the same command gives the same games.
+own seeded random source; the same command gives the same games. The source is seeded
+with the bots' names, so `strong:FIELD=N` draws other numbers than `strong`; with
+`--paired` it is seeded with the level's name only (`strong`), so a budget variant draws
+the same numbers as its level and plays the same games up to the first decision the
+change alters (common random numbers: the per-game results, `game_wins`, of the two
+runs can then be compared game by game, with much less noise than two independent
+draws).
 
 Reported for `a`: games won with a 95% Wilson interval against its fair share (what it
 would win if it were as strong as `b`), points per hand of each bot's side (its score
@@ -195,16 +201,26 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def match(
-    a: str, b: str, variant: str, deals: int, seed: int, house: str, target: int, workers: int
+    a: str,
+    b: str,
+    variant: str,
+    deals: int,
+    seed: int,
+    house: str,
+    target: int,
+    workers: int,
+    paired: bool = False,
 ) -> dict[str, Any]:
-    """`deals` deal sets of `a` against `b` in `variant`."""
+    """`deals` deal sets of `a` against `b` in `variant` (`paired`: the random sources
+    seeded by the levels' names, without their budgets)."""
+    sa, sb = (a.partition(":")[0], b.partition(":")[0]) if paired else (a, b)
     jobs = []
     rules_rng = random.Random(f"rules/{seed}/{variant}")
     for d in range(deals):
         rules = random_house_rules(variant, rules_rng) if house == "random" else {}
         deal_seed = random.Random(f"deal/{seed}/{variant}/{d}").randrange(2**32)
         for g, a_seats in enumerate(seatings(variant)):
-            game_seed = f"{seed}/{variant}/{d}/{g}/{a}/{b}"
+            game_seed = f"{seed}/{variant}/{d}/{g}/{sa}/{sb}"
             jobs.append((variant, a, b, rules, target, deal_seed, a_seats, game_seed))
     start = time.time()
     if workers > 1:
@@ -238,6 +254,8 @@ def summarise(
         "unfinished": unfinished,
         "hands": hands,
         "wall_seconds": round(wall, 1),
+        # Game by game, in deal-set and seating order: 1 won by a, 0 by b, - unfinished.
+        "game_wins": "".join("-" if g["won"] is None else str(int(g["won"] == "a")) for g in games),
     }
     for key, name in (("a", a), ("b", b)):
         units = sum(g["units"][key] for g in games) / max(1, n)
@@ -312,6 +330,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--ladder", action="store_true", help="every pair of levels")
     parser.add_argument("--levels", help="the ladder's levels, comma-separated (default: all)")
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="seed by the levels' names only: a budget variant draws what its level draws",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     variants = args.variant or list(engine.VARIANTS)
@@ -325,7 +348,15 @@ def main() -> None:
     for variant in variants:
         for a, b in pairs:
             r = match(
-                a, b, variant, args.deals, args.seed, args.house_rules, args.target, args.workers
+                a,
+                b,
+                variant,
+                args.deals,
+                args.seed,
+                args.house_rules,
+                args.target,
+                args.workers,
+                args.paired,
             )
             results.append(r)
             if not args.json:

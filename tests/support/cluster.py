@@ -39,13 +39,16 @@ LEASE_MS = 1500
 def cluster_env(
     redis_url: str, prefix: str, instance: str, lease_ms: int = LEASE_MS
 ) -> dict[str, str]:
-    """Settings of one instance: no delays, limits out of the way, a short lease."""
+    """Settings of one instance: no delays, limits out of the way, a short lease, and
+    `normal` as the default bot, as for the in-process test servers (a game of search
+    bots costs minutes of a worker's CPU on a busy machine)."""
     return {
         "SCHMIER_REDIS_URL": redis_url,
         "SCHMIER_REDIS_PREFIX": prefix,
         "SCHMIER_INSTANCE_ID": instance,
         "SCHMIER_LEASE_MS": str(lease_ms),
         "SCHMIER_BOT_DELAY": "0",
+        "SCHMIER_DEFAULT_BOT": "normal",
         "SCHMIER_HAND_PAUSE": "0",
         "SCHMIER_TRICK_PAUSE": "0",
         "SCHMIER_FRAME_RATE": "1000",

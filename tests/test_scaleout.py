@@ -87,14 +87,11 @@ async def seat_humans(
 
 
 async def start_game(client: Client, variant: str, humans: list[int]) -> None:
-    """Fill the other seats with bots and start. The bots are `normal` (rules of thumb,
-    a fraction of a millisecond a move), not the default search: these tests are about
-    rooms moving between instances, and a whole game of search bots (a few hundred
-    decisions of 50-300 ms of a worker at `SCHMIER_BOT_NICE`) took more than their
-    160 s on a machine whose cores something else kept busy."""
+    """Fill the other seats with the servers' default bot (`normal`, `cluster_env`) and
+    start."""
     for seat in range(engine.seat_count(variant)):
         if seat not in humans:
-            await client.send({"type": "add_bot", "seat": seat, "bot": "normal"})
+            await client.send({"type": "add_bot", "seat": seat})
     await client.wait_state(lambda v: {"type": "start"} in v["legal"])
     await client.send({"type": "start"})
 

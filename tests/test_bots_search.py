@@ -126,6 +126,34 @@ def check_score(before: engine.State, after: engine.State, seat: int, last: int)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
+def test_the_rollouts_look_ups_say_what_the_rules_say(variant: str) -> None:
+    """The rollout policy reads who can take a trick, the boss trump and the higher
+    cards of a suit from tables worked out once (`Tab.beaters`, `reach`, `above`);
+    they must answer as `tricks.beats` and the powers do, for every trump (or none
+    yet), every suit led and every house rule that changes who takes a trick."""
+    for trump in (None, "S", "H", "D", "C"):
+        for anytime in (False, True):
+            for order in (None, "first_high", "second_high"):
+                tb = tab(variant, trump, anytime, order)
+                deck = bits(tb.deck)
+                for best in deck:
+                    p = tb.power[best]
+                    for x in deck:
+                        assert bool(tb.above[best] >> x & 1) == (tb.power[x] > p)
+                        reach = bool(tb.mask >> x & 1) and tb.power[x] >= p
+                        assert bool(tb.reach[best] >> x & 1) == reach
+                        for led in range(5):
+                            takes = beats(tb, x, led, best, p)
+                            assert bool(tb.beaters[led][best] >> x & 1) == takes, (
+                                trump,
+                                order,
+                                led,
+                                CARD_NAMES[best],
+                                CARD_NAMES[x],
+                            )
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_random_playouts_agree_with_the_engine_to_the_score(variant: str) -> None:
     """From the first card on, the simulator's random playout and the engine, fed the
     same cards, reach the same score changes."""

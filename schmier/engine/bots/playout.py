@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from .policy import pick
+from .policy import foes_after, pick
 from .race import Race
 from .tables import Tab
 from .tricks import beats
@@ -88,15 +88,14 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
     anytime = tb.trump_anytime
     second_high = tb.second_high
     first_natural = tb.first_lead_trump
-    specials = tb.specials
-    spec_mask = 0
-    for c in specials:
-        spec_mask |= 1 << c
+    spec_mask = tb.spec_mask
+    spec_index = tb.spec_index
     cap = tally.cap
     won = tally.game
     high_pow, high_seat = tally.high_pow, tally.high_seat
     low_pow, low_seat = tally.low_pow, tally.low_seat
     rnd = rng.random
+    after = foes_after(tuple(side_of))
     trick = list(trick)
     if trick:
         led = esuit[trick[0][1]]
@@ -121,7 +120,8 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
         if legal & (legal - 1) == 0:
             c = legal.bit_length() - 1
         elif smart:
-            c = pick(tb, hands, seat, legal, trick, led, win_seat, win_card, win_pow, side_of)
+            foes = after[seat][len(trick)]
+            c = pick(tb, hands, seat, legal, trick, led, win_seat, win_card, side_of, foes)
         else:
             k = int(rnd() * legal.bit_count())
             while k:
@@ -149,7 +149,7 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
             for _, tc in trick:
                 g += game[tc]
                 if spec_mask >> tc & 1:
-                    cap[specials.index(tc)] = win_seat
+                    cap[spec_index[tc]] = win_seat
             won[win_seat] += g
             done += 1
             seat = win_seat

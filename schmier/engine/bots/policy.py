@@ -11,15 +11,10 @@ allow more of them, so this stays a few mask operations per card.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from .tables import Tab, bits
-from .tricks import beats, playable
-
-
-def _cost(tb: Tab, c: int) -> int:
-    """What a card is worth keeping or giving away: points first, then power."""
-    special = c in tb.specials
-    return tb.game[c] * 8 + (300 if special else 0) + tb.power[c]
+from .tricks import playable
 
 
 def _beaten_later(
@@ -28,14 +23,33 @@ def _beaten_later(
     later: Sequence[int],
     led: int,
     card: int,
-    pow_: int,
 ) -> bool:
-    """Whether one of `later` can take the trick from `card` with a legal card."""
-    for s in later:
-        for c in bits(playable(tb, hands[s], led, False)):
-            if beats(tb, c, led, card, pow_):
-                return True
+    """Whether one of `later` can take the trick from `card`, its winner so far, with a
+    legal card."""
+    beaters = tb.beaters[led][card]
+    for s in later:  # noqa: SIM110 - the rollouts' hot path: a loop beats any() here
+        if playable(tb, hands[s], led, False) & beaters:
+            return True
     return False
+
+
+@cache
+def foes_after(side_of: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """``foes_after(side_of)[seat][played]``: the enemies of `seat` still to play after
+    it in a trick that held `played` cards before its own (the same for every card of
+    a hand, so `play_out` looks it up once)."""
+    n = len(side_of)
+    return tuple(
+        tuple(
+            tuple(
+                s
+                for s in ((seat + k) % n for k in range(1, n - played))
+                if side_of[s] != side_of[seat]
+            )
+            for played in range(n)
+        )
+        for seat in range(n)
+    )
 
 
 def pick(
@@ -47,46 +61,39 @@ def pick(
     led: int,
     win_seat: int,
     win_card: int,
-    win_pow: int,
     side_of: Sequence[int],
+    foes: Sequence[int],
 ) -> int:
-    """The card `seat` plays in the rollout (`legal` holds at least two)."""
-    n = tb.seats
-    mine = side_of[seat]
-    cards = bits(legal)
-    power = tb.power
+    """The card `seat` plays in the rollout (`legal` holds at least two); `foes` are
+    its enemies still to play in this trick (`foes_after`).
+
+    Ties of cost or power go to the lowest card index, as `min` and `max` over `bits`
+    give.
+    """
+    cost = tb.cost.__getitem__
     if led < 0:
-        return _lead(tb, hands, seat, cards, side_of)
-    left = n - len(trick) - 1
-    later = [(seat + k) % n for k in range(1, left + 1)]
-    foes = [s for s in later if side_of[s] != mine]
-    if side_of[win_seat] == mine:
-        if not _beaten_later(tb, hands, foes, led, win_card, win_pow):
+        return _lead(tb, hands, seat, legal, side_of)
+    if side_of[win_seat] == side_of[seat]:
+        if not _beaten_later(tb, hands, foes, led, win_card):
             # A sure trick of the side: smear the points, or the low trump, on it.
-            return max(cards, key=lambda c: _smear(tb, c))
-        return min(cards, key=lambda c: _cost(tb, c))
-    winners = [c for c in cards if beats(tb, c, led, win_card, win_pow)]
-    if winners:
-        sure = [c for c in winners if not _beaten_later(tb, hands, foes, led, c, power[c])]
+            return max(bits(legal), key=tb.smear.__getitem__)
+        return min(bits(legal), key=cost)
+    taking = legal & tb.beaters[led][win_card]
+    if taking:
+        winners = bits(taking)
+        sure = [c for c in winners if not _beaten_later(tb, hands, foes, led, c)]
         if sure:
-            return min(sure, key=lambda c: power[c])
-        stake = sum(tb.game[c] + (10 if c in tb.specials else 0) for _, c in trick)
+            return min(sure, key=tb.power.__getitem__)
+        spec = tb.spec_mask
+        stake = sum(tb.game[c] + (10 if spec >> c & 1 else 0) for _, c in trick)
         if stake >= 10:
-            cheap = min(winners, key=lambda c: _cost(tb, c))
-            if cheap not in tb.specials:
+            cheap = min(winners, key=cost)
+            if not spec >> cheap & 1:
                 return cheap
-    return min(cards, key=lambda c: _cost(tb, c))
+    return min(bits(legal), key=cost)
 
 
-def _smear(tb: Tab, c: int) -> int:
-    """How much a card is worth putting on the side's sure trick."""
-    value = tb.game[c] * 10 + (200 if c in tb.specials else 0) - tb.power[c]
-    if tb.naturals >> c & 1:
-        value -= 60 if tb.power[c] > 102 else -30  # keep big trumps, dump the small ones
-    return value
-
-
-def _lead(tb: Tab, hands: list[int], seat: int, cards: list[int], side_of: Sequence[int]) -> int:
+def _lead(tb: Tab, hands: list[int], seat: int, legal: int, side_of: Sequence[int]) -> int:
     """The boss trump while the enemy has trumps, else a side ace nobody can beat or
     ruff, else the cheapest side card (tens kept), else the cheapest trump."""
     power = tb.power
@@ -95,27 +102,29 @@ def _lead(tb: Tab, hands: list[int], seat: int, cards: list[int], side_of: Seque
     foe_trumps = 0
     for h in foes:
         foe_trumps |= h & tb.mask
-    trumps = [c for c in cards if tb.mask >> c & 1]
+    trumps = legal & tb.mask
     if trumps and foe_trumps:
-        best = max(trumps, key=lambda c: power[c])
-        if all(power[best] > power[c] for c in bits(foe_trumps)):
+        best = max(bits(trumps), key=power.__getitem__)
+        if not foe_trumps & tb.reach[best]:
             return best
-    side = [c for c in cards if not tb.mask >> c & 1]
+    side = legal & ~tb.mask
     if not side:
-        return min(trumps, key=lambda c: _cost(tb, c))
-    for c in side:
+        return min(bits(trumps), key=tb.cost.__getitem__)
+    cards = bits(side)
+    for c in cards:
         if c % 13 >= 11 and _boss_side_card(tb, foes, c):
             return c
-    return min(side, key=lambda c: tb.game[c] * 8 + power[c])
+    return min(cards, key=lambda c: tb.game[c] * 8 + power[c])
 
 
 def _boss_side_card(tb: Tab, foes: list[int], c: int) -> bool:
     """Whether no enemy holds a higher card of `c`'s suit or can ruff it."""
     follow = tb.follow[tb.esuit[c]]
+    above = tb.above[c]
     for h in foes:
         suit = h & follow
         if not suit and h & tb.mask:
             return False
-        if any(tb.power[o] > tb.power[c] for o in bits(suit)):
+        if suit & above:
             return False
     return True

@@ -95,7 +95,7 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
     high_pow, high_seat = tally.high_pow, tally.high_seat
     low_pow, low_seat = tally.low_pow, tally.low_seat
     rnd = rng.random
-    after = foes_after(tuple(side_of))
+    after = foes_after(tuple(side_of)) if smart else ()
     trick = list(trick)
     if trick:
         led = esuit[trick[0][1]]

@@ -142,19 +142,14 @@ def _rollout_tables(
         if naturals >> c & 1:
             value -= 60 if power[c] > TRUMP_POWER + 2 else -30  # keep big trumps, dump small
         smear[c] = value
-    second_high = joker_order == "second_high"
-    beaters = tuple(
-        tuple(_beaters(deck, led, best, trump, power, esuit, second_high) for best in range(54))
-        for led in range(5)
-    )
     above = [0] * 54
     reach = [0] * 54
     for c in deck:
         for x in deck:
             if power[x] > power[c]:
                 above[c] |= 1 << x
-            if mask >> x & 1 and power[x] >= power[c]:
-                reach[c] |= 1 << x
+        reach[c] = mask & (above[c] | sum(1 << x for x in deck if power[x] == power[c]))
+    beaters = _beaters(deck, trump, power, esuit, above, joker_order == "second_high")
     return {
         "spec_mask": spec_mask,
         "spec_index": tuple(spec_index),
@@ -197,25 +192,31 @@ def _trumps(
 
 def _beaters(
     deck: list[int],
-    led: int,
-    best: int,
     trump: int,
     power: list[int],
     esuit: list[int],
+    above: list[int],
     second_high: bool,
-) -> int:
-    """The cards that take a trick of effective suit `led` from `best`, its winner so
-    far: `tricks.beats` asked of every card of the deck (0 for a card not in it)."""
-    if best not in deck:
-        return 0
-    p = power[best]
-    out = 0
-    for x in deck:
-        if esuit[x] in (led, trump) and (
-            power[x] > p or (power[x] == p and second_high and x >= 52 and best >= 52)
-        ):
-            out |= 1 << x
-    return out
+) -> tuple[tuple[int, ...], ...]:
+    """``[led][best]``: the cards that take a trick of effective suit `led` from
+    `best`, its winner so far (what `tricks.beats` says of every card at once): a
+    higher card of the suit led or of trump, or under `joker_order` "second_high" the
+    other joker."""
+    suits = [0] * 5
+    for c in deck:
+        suits[esuit[c]] |= 1 << c
+    trumps = suits[trump] if trump >= 0 else 0
+    jokers = sum(1 << c for c in deck if c >= 52)
+    rows = []
+    for led in range(5):
+        row = [0] * 54
+        for best in deck:
+            higher = above[best]
+            if second_high and best >= 52:
+                higher |= sum(1 << x for x in bits(jokers) if power[x] == power[best])
+            row[best] = higher & (suits[led] | trumps)
+        rows.append(tuple(row))
+    return tuple(rows)
 
 
 def bits(mask: int) -> list[int]:

@@ -95,7 +95,6 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
     high_pow, high_seat = tally.high_pow, tally.high_seat
     low_pow, low_seat = tally.low_pow, tally.low_seat
     rnd = rng.random
-    after = foes_after(tuple(side_of)) if smart else ()
     trick = list(trick)
     if trick:
         led = esuit[trick[0][1]]
@@ -106,6 +105,7 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
                 win_seat, win_card, win_pow = s, c, power[c]
     else:
         led = win_seat = win_card = win_pow = -1
+    after = foes_after(tuple(side_of)) if smart else ()
     seat = turn
     while done < 6:
         hand = hands[seat]

@@ -190,9 +190,7 @@ def _power(know: Know, suit: int) -> bool:
     jack that scores, or a joker. Without one the search bids only what it is sure to
     make (`MAKE_CHANCE`): a bid on luck alone is what players least forgive a bot."""
     tb = _tab(know, suit)
-    strong = (1 << tb.order[0]) | (1 << tb.order[1])
-    for c in tb.specials:
-        strong |= 1 << c
+    strong = (1 << tb.order[0]) | (1 << tb.order[1]) | tb.spec_mask
     return bool(know.hand & strong)
 
 

@@ -114,7 +114,7 @@ def _lead(tb: Tab, hands: list[int], seat: int, legal: int, side_of: Sequence[in
     for c in cards:
         if c % 13 >= 11 and _boss_side_card(tb, foes, c):
             return c
-    return min(cards, key=lambda c: tb.game[c] * 8 + power[c])
+    return min(cards, key=tb.cost.__getitem__)  # a side card is never a special
 
 
 def _boss_side_card(tb: Tab, foes: list[int], c: int) -> bool:

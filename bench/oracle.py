@@ -34,14 +34,15 @@ NAME = "oracle"
 BEFORE_PLAY = frozenset({"bidding", "trump", "discard", "call"})
 
 #: `oracle` sees in every phase; the others see only in some phases (the play of the
-#: cards, the phases before it, the bidding alone, the call alone): where the seeing
-#: is worth most.
+#: cards, the phases before it, the bidding alone, the call alone, the phases between
+#: the bidding and the play): where the seeing is worth most.
 SEES: dict[str, frozenset[str] | None] = {
     NAME: None,
     "oracle_play": frozenset({"play"}),
     "oracle_before_play": BEFORE_PLAY,
     "oracle_bidding": frozenset({"bidding"}),
     "oracle_call": frozenset({"call"}),
+    "oracle_after_bidding": frozenset({"trump", "discard", "call"}),
     "oracle_hands_bidding": frozenset({"bidding"}),
     "oracle_stock_bidding": frozenset({"bidding"}),
 }

@@ -39,13 +39,13 @@ ROLES = ("bidder", "dealer", "outbid", "passed")
 HANDS_PER_GAME = 3
 
 
-def role_of(know: Know, state: engine.State, seat: int) -> str:
-    """What the bidding made of `seat`, as the sampler can tell (see the docstring)."""
+def role_of(state: engine.State, seat: int) -> str:
+    """What the bidding made of `seat`: public, so the same for every viewer."""
     if seat == state.bidder:
         return "bidder"
-    if seat == state.dealer and know.book["discards"] == "all":
+    if seat == state.dealer and engine.describe(state.variant.name)["discards"] == "all":
         return "dealer"
-    amount = dict(know.bids).get(seat)
+    amount = dict(state.bids).get(seat)
     return "passed" if amount is None else "outbid"
 
 
@@ -96,6 +96,7 @@ def _book(
 ) -> None:
     """Book every seat but the viewer, for every viewer that knows the trump."""
     n = len(state.hands)
+    roles = [role_of(state, seat) for seat in range(n)]
     for me in range(n):
         know = Know(engine.view(state, me))
         tmask = know.tb.mask
@@ -105,7 +106,7 @@ def _book(
         for seat in range(n):
             if seat == me:
                 continue
-            role = role_of(know, state, seat)
+            role = roles[seat]
             count[role] += 1
             true[role] += (state.hands[seat] & tmask & know.unseen).bit_count()
             sampled[role] += sum((w.hands[seat] & tmask).bit_count() for w in drawn) / worlds

@@ -45,11 +45,18 @@ SEES: dict[str, frozenset[str] | None] = {
     "oracle_after_bidding": frozenset({"trump", "discard", "call"}),
     "oracle_hands_bidding": frozenset({"bidding"}),
     "oracle_stock_bidding": frozenset({"bidding"}),
+    "oracle_hands_before_play": BEFORE_PLAY,
+    "oracle_stock_before_play": BEFORE_PLAY,
 }
 
 #: What an oracle is shown (default: every hidden card): only the other hands (the
 #: stock is sampled from the rest), or only the stock in its order (the hands are).
-SHOWN = {"oracle_hands_bidding": "hands", "oracle_stock_bidding": "stock"}
+SHOWN = {
+    "oracle_hands_bidding": "hands",
+    "oracle_stock_bidding": "stock",
+    "oracle_hands_before_play": "hands",
+    "oracle_stock_before_play": "stock",
+}
 
 
 def true_world(state: engine.State, know: Know) -> World:

@@ -115,6 +115,20 @@ def test_a_half_oracle_sees_only_its_half_of_the_deal(shown: str) -> None:
     assert checked >= 40 and moved >= 30
 
 
+def test_every_half_oracle_is_shown_its_half_only() -> None:
+    """A name of `SHOWN` missing from `SEES` is no oracle, and one of `SEES` that says
+    "hands" or "stock" but is missing from `SHOWN` would silently see the whole deal:
+    the decomposition of docs/bots.md ("What the `schmier5` target asks for") reads
+    each half by its name."""
+    assert set(oracle.SHOWN) <= set(oracle.SEES)
+    for name in oracle.SEES:
+        for half in ("hands", "stock"):
+            if f"_{half}_" in name:
+                assert oracle.SHOWN.get(name) == half, name
+    assert oracle.SEES["oracle_hands_before_play"] == oracle.BEFORE_PLAY
+    assert oracle.SEES["oracle_stock_before_play"] == oracle.BEFORE_PLAY
+
+
 def test_bidlab_plays_every_option_of_a_bid_out() -> None:
     """`bench/bidlab.py`: at each bidding turn of the `a` seat with a choice, one line
     with every legal option played out to the hand's scoring, the seat's own choice

@@ -35,7 +35,8 @@ BEFORE_PLAY = frozenset({"bidding", "trump", "discard", "call"})
 
 #: `oracle` sees in every phase; the others see only in some phases (the play of the
 #: cards, the phases before it, the bidding alone, the call alone, the phases between
-#: the bidding and the play): where the seeing is worth most.
+#: the bidding and the play; half the deal, `SHOWN`, in the bidding or before the
+#: play): where the seeing is worth most.
 SEES: dict[str, frozenset[str] | None] = {
     NAME: None,
     "oracle_play": frozenset({"play"}),

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 
@@ -25,6 +24,7 @@ from schmier.rooms import autoplay
 from schmier.rooms.frames import room_view
 from schmier.rooms.record import SNAPSHOT_FORMAT, RoomRecord, bot_seat
 from schmier.store import RedisStore
+from tests.support import loopback
 from tests.support.servers import (
     Client,
     ClosedError,
@@ -64,7 +64,7 @@ async def test_the_bots_are_listed_strongest_first(server_factory: ServerFactory
         ("normal", ["normal", "strong", "easy", "random"]),
     ]:
         server = server_factory(default_bot=default)
-        async with httpx.AsyncClient(base_url=server.base_url) as http:
+        async with loopback.async_client(base_url=server.base_url) as http:
             answer = await http.get("/api/bots")
         assert answer.status_code == 200
         assert [b["name"] for b in answer.json()] == order

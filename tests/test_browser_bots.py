@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
 
 from schmier.engine.bots import levels
+from tests.support import loopback
 from tests.support.browsers import PageFactory, Table
 from tests.support.play import check_contract, create_room, sit
 from tests.support.servers import ServerFactory
@@ -28,7 +28,7 @@ LABELS = {
 
 
 def seats_of(base_url: str, code: str) -> list[dict[str, Any]]:
-    seats: list[dict[str, Any]] = httpx.get(f"{base_url}/api/rooms/{code}").json()["seats"]
+    seats: list[dict[str, Any]] = loopback.get(f"{base_url}/api/rooms/{code}").json()["seats"]
     return seats
 
 
@@ -193,7 +193,7 @@ def test_no_hint_button_when_the_room_turns_hints_off(
     page.click('button[data-action="create"]')
     page.wait_for_selector("body[data-seq]")
     code = page.url.rsplit("/r/", 1)[1]
-    assert httpx.get(f"{server.base_url}/api/rooms/{code}").json()["rules"]["hints"] is False
+    assert loopback.get(f"{server.base_url}/api/rooms/{code}").json()["rules"]["hints"] is False
     sit(page, "Ann", 0)
     page.click('button[data-action="fill_bots"]')
     page.click('button[data-action="start"]')

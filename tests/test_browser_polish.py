@@ -15,11 +15,11 @@ import re
 import struct
 from typing import Any
 
-import httpx
 import pytest
 
 from schmier import __version__
 from schmier.config import Settings
+from tests.support import loopback
 from tests.support.browsers import PHONE, PageFactory, Table, serve_on_port
 from tests.support.play import card_name, create_room, drive, fill_and_start, sit
 from tests.support.servers import FAST, RunningServer, ServerFactory
@@ -78,7 +78,7 @@ def watched(pages: PageFactory, **options: Any) -> Any:
 
 
 def books(server: RunningServer) -> list[dict[str, Any]]:
-    answer = httpx.get(server.base_url + "/api/variants", timeout=10)
+    answer = loopback.get(server.base_url + "/api/variants", timeout=10)
     assert answer.status_code == 200
     result: list[dict[str, Any]] = answer.json()
     return result
@@ -331,7 +331,7 @@ def test_sounds_are_off_until_turned_on_and_the_choice_is_kept(
 
 def test_the_sounds_are_served_by_the_server_as_audio(server: RunningServer) -> None:
     for name in ("turn", "card", "trick", "hand"):
-        answer = httpx.get(f"{server.base_url}/static/sounds/{name}.wav", timeout=10)
+        answer = loopback.get(f"{server.base_url}/static/sounds/{name}.wav", timeout=10)
         assert answer.status_code == 200
         assert re.fullmatch(r"audio/(x-)?wav", answer.headers["content-type"]), answer.headers
         body = answer.content
@@ -347,7 +347,7 @@ def test_the_sounds_are_served_by_the_server_as_audio(server: RunningServer) -> 
 def test_the_manifest_is_valid_linked_and_its_icons_are_served(
     pages: PageFactory, server: RunningServer
 ) -> None:
-    answer = httpx.get(server.base_url + "/manifest.webmanifest", timeout=10)
+    answer = loopback.get(server.base_url + "/manifest.webmanifest", timeout=10)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("application/manifest+json")
     manifest = answer.json()
@@ -356,7 +356,7 @@ def test_the_manifest_is_valid_linked_and_its_icons_are_served(
     assert re.fullmatch(r"#[0-9a-f]{6}", manifest["theme_color"])
     sizes = set()
     for icon in manifest["icons"]:
-        got = httpx.get(server.base_url + icon["src"], timeout=10)
+        got = loopback.get(server.base_url + icon["src"], timeout=10)
         assert got.status_code == 200 and got.headers["content-type"] == icon["type"], icon
         if icon["type"] == "image/png":
             assert got.content[:8] == b"\x89PNG\r\n\x1a\n"
@@ -377,7 +377,7 @@ def test_the_manifest_is_valid_linked_and_its_icons_are_served(
 
 
 def test_the_worker_is_served_at_the_root_with_its_build(server: RunningServer) -> None:
-    answer = httpx.get(server.base_url + "/sw.js", timeout=10)
+    answer = loopback.get(server.base_url + "/sw.js", timeout=10)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/javascript")
     assert answer.headers["cache-control"] == "no-cache"
@@ -390,7 +390,7 @@ def test_the_worker_is_served_at_the_root_with_its_build(server: RunningServer) 
     assert {"/", "/static/app.js", "/static/polish.css", "/static/sounds/card.wav"} <= set(listed)
     assert not [f for f in listed if f.startswith(("/api", "/ws"))]
     for path in listed:
-        assert httpx.get(server.base_url + path, timeout=10).status_code == 200, path
+        assert loopback.get(server.base_url + path, timeout=10).status_code == 200, path
 
 
 CACHED = """async () => {

@@ -19,10 +19,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from schmier import engine
+from tests.support import loopback
 from tests.support.browsers import PHONE, PageFactory, Table, screenshot
 from tests.support.play import check_fits, create_room, drive, fill_and_start, sit
 from tests.support.servers import Client, Player, RunningServer, ServerFactory
@@ -54,7 +54,7 @@ def my_turn_to_play(v: dict[str, Any]) -> bool:
 
 
 def get_json(server: RunningServer, path: str) -> Any:
-    answer = httpx.get(server.base_url + path, timeout=10)
+    answer = loopback.get(server.base_url + path, timeout=10)
     assert answer.status_code == 200, (path, answer.status_code)
     return answer.json()
 

@@ -14,10 +14,10 @@ import json
 import time
 from typing import Any
 
-import httpx
 import pytest
 
 from schmier.config import Settings
+from tests.support import loopback
 from tests.support.browsers import (
     PHONE,
     SCREENSHOTS,
@@ -388,7 +388,7 @@ def test_8_small_things(
     server = server_factory()
     page = pages()
     # A room address with an encoded "/" gets the page that says there is no such room.
-    answer = httpx.get(f"{server.base_url}/r/ab%2Fcd")
+    answer = loopback.get(f"{server.base_url}/r/ab%2Fcd")
     assert answer.status_code == 200 and "<script" in answer.text, answer.text[:80]
     page.goto(f"{server.base_url}/r/ab%2Fcd")
     page.wait_for_selector('h1:text-is("There is no room with this code.")')

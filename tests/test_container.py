@@ -53,6 +53,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support import loopback
 from tests.support.requirements import missing
 from tests.support.servers import Client, Player, RunningServer, free_port, seat_table
 from tests.test_restart import FIELDS
@@ -198,7 +199,7 @@ def wait_for(check: Callable[[], bool], what: str, timeout: float = 60) -> None:
 
 def health(base_url: str) -> int | None:
     try:
-        return httpx.get(f"{base_url}/healthz", timeout=3).status_code
+        return loopback.get(f"{base_url}/healthz", timeout=3).status_code
     except httpx.HTTPError:
         return None
 
@@ -248,7 +249,7 @@ async def test_the_image_runs_healthy_as_10001_and_serves_a_game(
     megabytes = int(in_container(podman, name, "du -sm /opt/schmier").split()[0])
     assert megabytes < 100, f"/opt/schmier holds {megabytes} MB"
 
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         page = await http.get("/")
         assert page.status_code == 200 and "<title>Schmier</title>" in page.text
         created = await http.post("/api/rooms", json={"variant": "schmier6"})

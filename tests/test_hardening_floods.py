@@ -15,9 +15,9 @@ import asyncio
 import re
 from typing import Any
 
-import httpx
 import websockets
 
+from tests.support import loopback
 from tests.support.servers import Client, RunningServer, ServerFactory, eventually
 
 
@@ -44,7 +44,7 @@ async def table(server: RunningServer) -> tuple[str, dict[int, str], dict[int, C
 
 
 async def metric(server: RunningServer, name: str) -> float:
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         text = (await http.get("/metrics")).text
     found = re.search(rf"^{name} ([0-9.e+]+)$", text, re.M)
     assert found, name
@@ -88,7 +88,7 @@ async def test_a_flooding_player_is_cut_off_and_the_other_room_plays_on(
 
 async def test_a_burst_of_room_creations_is_capped(server_factory: ServerFactory) -> None:
     server = server_factory(create_rate=10)
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         answers = await asyncio.gather(
             *(
                 http.post(

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,6 +30,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from schmier.config import Settings
 from schmier.protocol import CLIENT_TYPES, ERROR_CODES
+from tests.support import loopback
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
 MAX_FRAME = 8192
@@ -88,7 +88,7 @@ class Table:
 
 
 def start_table(server: RunningServer) -> Table:
-    with httpx.Client(base_url=server.base_url) as http:
+    with loopback.client(base_url=server.base_url) as http:
         code = http.post("/api/rooms", json={"variant": "wisconsin4"}).json()["code"]
         tokens = {}
         for seat in range(4):

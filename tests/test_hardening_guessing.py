@@ -16,11 +16,11 @@ import secrets
 from collections import Counter
 from typing import Any
 
-import httpx
 import pytest
 import websockets
 
 from schmier.rooms import codes
+from tests.support import loopback
 from tests.support.servers import Client, ServerFactory
 
 
@@ -89,7 +89,7 @@ async def test_failed_hellos_and_unknown_codes_run_out(server_factory: ServerFac
     # Six failures: this address is out of attempts, on sockets and over HTTP alike.
     assert await refused_handshake(server.ws_url(code)) == 429
     assert await refused_handshake(server.ws_url("aaaaaaaaaa")) == 429
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         answer = await http.get(f"/api/rooms/{code}")
         assert answer.status_code == 429
         assert answer.headers["retry-after"] == "60"
@@ -119,7 +119,7 @@ async def test_the_guard_counts_per_address(server_factory: ServerFactory) -> No
     await other.hello()
     await other.close()
     # Refusals do not count as further failures of somebody else either.
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         assert (await http.get(f"/api/rooms/{code}")).status_code == 200
 
 
@@ -132,7 +132,7 @@ async def test_two_instances_share_one_budget(
     shared = {"redis_url": redis_url, "redis_prefix": redis_prefix, "lookup_fail_rate": 6}
     first, second = server_factory(**shared), server_factory(**shared)
     code = await first.create_room("schmier6")
-    async with httpx.AsyncClient(base_url=first.base_url) as http:
+    async with loopback.async_client(base_url=first.base_url) as http:
         for digit in "018":  # never in the code alphabet: never the room itself
             assert (await http.get(f"/api/rooms/{digit}{code[1:]}")).status_code == 404
         assert (await http.get(f"/api/rooms/{code}")).status_code == 200
@@ -142,5 +142,5 @@ async def test_two_instances_share_one_budget(
         assert await guess.closed() == 4401
     for server in (first, second):
         assert await refused_handshake(server.ws_url(code)) == 429
-        async with httpx.AsyncClient(base_url=server.base_url) as http:
+        async with loopback.async_client(base_url=server.base_url) as http:
             assert (await http.get(f"/api/rooms/{code}")).status_code == 429

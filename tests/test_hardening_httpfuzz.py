@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import hypothesis
 import pytest
 import schemathesis
@@ -31,6 +30,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.core.transport import Response
 
 from schmier.config import Settings
+from tests.support import loopback
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
 
@@ -100,7 +100,7 @@ def test_no_request_gets_a_server_error(
 def test_a_lone_surrogate_is_refused_not_a_crash(live: RunningServer) -> None:
     """The 500 the fuzzer first found: FastAPI echoed the input into a 422 it could not
     encode. Now the 422 names where and why, never the input."""
-    with httpx.Client(base_url=live.base_url) as client:
+    with loopback.client(base_url=live.base_url) as client:
         code = client.post("/api/rooms", json={"variant": "schmier6"}).json()["code"]
         for body in (b'{"name": "a\\ud800b"}', b'{"variant": "\\ud800"}', b'{"\\udfff": 1}'):
             answer = client.post(

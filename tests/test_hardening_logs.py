@@ -27,6 +27,7 @@ import pytest
 import redis
 
 from schmier.rooms.codes import hash_token
+from tests.support import loopback
 from tests.support.servers import REPO, Client, RunningServer, free_port
 
 CARD_WORD = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][SHDC]|X[12])(?![A-Za-z0-9])")
@@ -65,7 +66,7 @@ def logged_server(
         while True:
             assert process.poll() is None, log.read_text()[-2000:]
             try:
-                if httpx.get(running.base_url + "/healthz", timeout=1).status_code == 200:
+                if loopback.get(running.base_url + "/healthz", timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass

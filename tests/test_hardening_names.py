@@ -17,7 +17,6 @@ import re
 import unicodedata
 from pathlib import Path
 
-import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,6 +24,7 @@ from pydantic import ValidationError
 
 from schmier.api.http import web_directory
 from schmier.protocol import CHAT_MAX, NAME_MAX, JoinRoom
+from tests.support import loopback
 from tests.support.servers import Client, RunningServer, ServerFactory
 
 NASTY = st.text(
@@ -83,7 +83,7 @@ async def test_names_read_the_same_everywhere(roomy: RunningServer) -> None:
         names.append(raw)
 
     collect()
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         code = ""
         for index, raw in enumerate(names):
             if index % 6 == 0:

@@ -21,6 +21,7 @@ import websockets
 from schmier.api.http import web_directory
 from schmier.api.security import origin_allowed
 from schmier.config import Settings
+from tests.support import loopback
 from tests.support.servers import Client, RunningServer, ServerFactory
 
 HOST = "play.example:8443"
@@ -112,7 +113,7 @@ def check_headers(answer: httpx.Response) -> None:
 
 async def test_every_kind_of_answer_has_the_headers(server_factory: ServerFactory) -> None:
     server: RunningServer = server_factory(create_rate=1, lookup_fail_rate=1)
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         answers = [
             await http.get("/"),
             await http.get("/r/abcdefghij"),

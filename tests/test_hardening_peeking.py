@@ -28,7 +28,6 @@ import random
 import re
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -37,6 +36,7 @@ from hypothesis import strategies as st
 from schmier import engine
 from schmier.engine.cards import CARD_NAMES, describe, parse
 from schmier.rooms.record import RoomRecord
+from tests.support import loopback
 from tests.support.secrecy import (
     RecordPoller,
     ask_hint,
@@ -366,7 +366,7 @@ def check_socket(watched: Watched, states: list[Any], tokens: dict[int, str]) ->
 async def poll_http(server: RunningServer, code: str, stop: asyncio.Event) -> int:
     """`GET /api/rooms/{code}` all game long: never a card, never a token, never a hand."""
     polls = 0
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         while not stop.is_set():
             answer = await http.get(f"/api/rooms/{code}")
             assert answer.status_code == 200
@@ -464,7 +464,7 @@ async def test_every_frame_of_a_hostile_evening(
     seeds = seeds_of(log, RoomRecord.from_bytes(stored.snapshot))
     for w in watched:
         no_seed_in_frames(w.client.frames, seeds)
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         listed = (await http.get(f"/api/rooms/{code}/hands")).json()
         final = [(await http.get(f"/api/rooms/{code}/hands/{h['n']}")).json() for h in listed]
     assert final, "no hand was finished"

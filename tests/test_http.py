@@ -11,12 +11,13 @@ import httpx
 import pytest
 
 from schmier.rooms.codes import CODE_ALPHABET, CODE_LENGTH
+from tests.support import loopback
 from tests.support.servers import Client, RunningServer, ServerFactory, free_port
 
 
 @pytest.fixture
 async def http(server: RunningServer) -> httpx.AsyncClient:
-    async with httpx.AsyncClient(base_url=server.base_url) as client:
+    async with loopback.async_client(base_url=server.base_url) as client:
         yield client  # type: ignore[misc]
 
 
@@ -111,7 +112,7 @@ async def test_join_names_seats_tokens(server: RunningServer, http: httpx.AsyncC
 
 async def test_rate_limits(server_factory: ServerFactory) -> None:
     server = server_factory(create_rate=3, join_rate=2, lookup_fail_rate=2)
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         codes = []
         for _ in range(3):
             answer = await http.post("/api/rooms", json={"variant": "schmier6"})
@@ -196,7 +197,7 @@ async def test_the_version_is_said_in_one_voice(http: httpx.AsyncClient) -> None
 
 async def test_health_fails_without_the_store(server_factory: ServerFactory) -> None:
     server = server_factory(redis_url=f"redis://127.0.0.1:{free_port()}/0")
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         assert (await http.get("/healthz")).status_code == 503
         assert (await http.post("/api/rooms", json={"variant": "schmier6"})).status_code == 503
         # The process lives on (a supervisor must not restart it); it is not ready.
@@ -217,7 +218,7 @@ async def test_operators_metrics(redis_server: RunningServer) -> None:
     """The process, platform and GC collectors, the commit connection, the leases."""
     code = await redis_server.create_room("schmier6")
     await redis_server.join(code, "Ann")
-    async with httpx.AsyncClient(base_url=redis_server.base_url) as http:
+    async with loopback.async_client(base_url=redis_server.base_url) as http:
         text = (await http.get("/metrics")).text
         ready = await http.get("/readyz")
     assert ready.status_code == 200
@@ -247,7 +248,7 @@ async def test_metrics_follow_the_rooms(server: RunningServer) -> None:
     code = await server.create_room("schmier6")
     _, token = await server.join(code, "Ann")
     client = await Client.seated(server, code, token)
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         text = (await http.get("/metrics")).text
     values = dict(re.findall(r"^(schmier_\w+) ([0-9.e+]+)$", text, re.M))
     assert float(values["schmier_live_rooms"]) == 1
@@ -259,7 +260,7 @@ async def test_metrics_follow_the_rooms(server: RunningServer) -> None:
 async def test_proxy_headers_decide_the_client_address(server_factory: ServerFactory) -> None:
     server = server_factory(proxy_headers=True, forwarded_allow_ips="127.0.0.1", create_rate=1)
     body = {"variant": "schmier6"}
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         first = {"X-Forwarded-For": "203.0.113.7"}
         assert (await http.post("/api/rooms", json=body, headers=first)).status_code == 201
         assert (await http.post("/api/rooms", json=body, headers=first)).status_code == 429
@@ -273,7 +274,7 @@ async def test_a_running_server_collects_garbage_on_its_own_schedule(
     """The collector runs inside the server (schmier/collector.py): CPython's automatic
     collection is off, and the server's own young-generation collections are counted."""
     await asyncio.sleep(0.3)  # several 50 ms steps
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         text = (await http.get("/metrics")).text
     found = re.search(r'^schmier_gc_pause_seconds_count\{generation="0"\} ([0-9.e+]+)$', text, re.M)
     assert found is not None and float(found.group(1)) >= 2

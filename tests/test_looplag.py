@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import re
 
-import httpx
 from prometheus_client import CollectorRegistry, Histogram
 
 from schmier.looplag import BUCKETS, LoopLag
+from tests.support import loopback
 from tests.support.servers import RunningServer
 
 
@@ -62,7 +62,7 @@ def test_the_buckets_span_a_millisecond_to_a_second() -> None:
 
 
 async def _lag_samples(server: RunningServer) -> tuple[dict[str, float], float, float]:
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         text = (await http.get("/metrics")).text
     assert "# TYPE schmier_loop_lag_seconds histogram" in text
     buckets = {

@@ -24,8 +24,7 @@ import random
 import signal
 from pathlib import Path
 
-import httpx
-
+from tests.support import loopback
 from tests.support.cluster import cluster_env
 from tests.support.redis_procs import RedisProcess
 from tests.support.servers import Client, Player, start_subprocess_server
@@ -36,7 +35,7 @@ OUTAGE_SECONDS = 10
 
 
 async def status(base_url: str, path: str) -> int:
-    async with httpx.AsyncClient(base_url=base_url, timeout=5) as http:
+    async with loopback.async_client(base_url=base_url, timeout=5) as http:
         return (await http.get(path)).status_code
 
 

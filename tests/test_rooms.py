@@ -8,12 +8,12 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import orjson
 
 from schmier import engine
 from schmier.rooms.record import RoomRecord, bot_seat
 from schmier.store import RedisStore
+from tests.support import loopback
 from tests.support.servers import (
     Client,
     Player,
@@ -172,7 +172,7 @@ async def test_join_conflicts(server: RunningServer) -> None:
     code = await server.create_room("wisconsin4")
     await server.join(code, "A", 1)
 
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         taken = await http.post(f"/api/rooms/{code}/join", json={"name": "B", "seat": 1})
         assert taken.status_code == 409
         for name in ("C", "D", "E"):

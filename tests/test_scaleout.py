@@ -37,6 +37,7 @@ import redis.asyncio as aioredis
 from schmier import engine
 from schmier.rooms.record import RoomRecord
 from schmier.store import LeaseLost, RedisStore, VersionConflict
+from tests.support import loopback
 from tests.support.cluster import Cluster, RoamingSeat, cancel_all, replay
 from tests.support.requirements import missing
 from tests.support.servers import REPO, Client, Player, RunningServer, free_port
@@ -601,7 +602,7 @@ async def test_the_sample_nginx_configuration_survives_losing_an_instance(
         front = RunningServer(port)
         for _ in range(200):
             try:
-                if httpx.get(front.base_url + "/healthz", timeout=1).status_code == 200:
+                if loopback.get(front.base_url + "/healthz", timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 await asyncio.sleep(0.05)

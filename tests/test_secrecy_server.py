@@ -31,6 +31,7 @@ import pytest
 from schmier import engine
 from schmier.logs import LOGGER, JsonFormatter
 from schmier.rooms.record import RoomRecord
+from tests.support import loopback
 from tests.support.secrecy import (
     CARD,
     RecordPoller,
@@ -168,7 +169,7 @@ async def test_frames_leak_nothing(
     for client in [*clients.values(), *watchers]:
         no_seed_in_frames(client.frames, seeds)
     # What was answered while the game went on is what the finished hands' records say.
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         listed = (await http.get(f"/api/rooms/{code}/hands")).json()
         final = [(await http.get(f"/api/rooms/{code}/hands/{h['n']}")).json() for h in listed]
     poller.check_against(final)
@@ -183,7 +184,7 @@ async def test_the_installable_app_knows_no_room(server: RunningServer) -> None:
     files alone: the same bytes before and during a game, naming no room, and the
     worker's list of files to keep holds no API or socket address."""
     paths = ("/sw.js", "/manifest.webmanifest")
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         before = [(await http.get(p)).content for p in paths]
         code, clients, _, _ = await seat_table(server, "wisconsin4", [0, 1])
         rng = random.Random("installable")

@@ -25,6 +25,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support import loopback
 from tests.support.requirements import missing
 from tests.support.servers import REPO, Client, RunningServer, free_port
 
@@ -54,7 +55,7 @@ def wait_for(check: Callable[[], bool], what: str, timeout: float = 30) -> None:
 
 def health(port: int) -> int | None:
     try:
-        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code
+        return loopback.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code
     except httpx.HTTPError:
         return None
 
@@ -126,7 +127,7 @@ def test_redis_away_at_start_then_back_then_away(
     wait_for(lambda: bool(named(log, "store.available")), "the all-clear")
     back = named(log, "store.available")
     assert len(back) == 1 and back[0]["level"] == "warning", back
-    room = httpx.post(f"http://127.0.0.1:{port}/api/rooms", json={"variant": "schmier6"})
+    room = loopback.post(f"http://127.0.0.1:{port}/api/rooms", json={"variant": "schmier6"})
     assert room.status_code == 201, room.text
 
     redis.terminate()

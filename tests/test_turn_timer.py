@@ -17,7 +17,6 @@ import random
 from dataclasses import replace
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 
@@ -26,6 +25,7 @@ from schmier.config import Settings
 from schmier.rooms.clock import Clock
 from schmier.rooms.record import RoomRecord, Seat, bot_seat
 from schmier.store import RedisStore
+from tests.support import loopback
 from tests.support.servers import (
     Client,
     Player,
@@ -71,7 +71,7 @@ async def seat_actions(server: RunningServer, code: str, seat: int) -> list[dict
 async def test_bad_values_are_refused_and_create_nothing(server: RunningServer, value: Any) -> None:
     rooms = server.app.state.rooms
     before = set(rooms.live)
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         answer = await http.post(
             "/api/rooms", json={"variant": "schmier6", "rules": {"turn_seconds": value}}
         )
@@ -81,7 +81,7 @@ async def test_bad_values_are_refused_and_create_nothing(server: RunningServer, 
 
 
 async def test_the_rule_is_published_and_kept(server: RunningServer) -> None:
-    async with httpx.AsyncClient(base_url=server.base_url) as http:
+    async with loopback.async_client(base_url=server.base_url) as http:
         books = (await http.get("/api/variants")).json()
         for book in books:
             spec = next(r for r in book["rules"] if r["name"] == "turn_seconds")

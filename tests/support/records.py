@@ -17,6 +17,7 @@ import httpx
 from schmier import engine
 from schmier.engine import fairness
 from schmier.engine.cards import CARD_NAMES
+from tests.support import loopback
 from tests.support.servers import Client, RunningServer
 
 IN_PLAY = ("bidding", "trump", "discard", "call", "play")
@@ -86,7 +87,7 @@ class FairTable:
         return [*self.clients.values(), self.watcher]
 
     async def get(self, path: str) -> httpx.Response:
-        async with httpx.AsyncClient(base_url=self.server.base_url) as http:
+        async with loopback.async_client(base_url=self.server.base_url) as http:
             return await http.get(f"/api/rooms/{self.code}{path}")
 
     async def records(self) -> list[dict[str, Any]]:

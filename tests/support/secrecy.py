@@ -12,6 +12,7 @@ import orjson
 
 from schmier import engine
 from schmier.rooms.record import RoomRecord
+from tests.support import loopback
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
 ROOM_SEAT_FIELDS = ("name", "kind", "connected", "bot")
@@ -156,7 +157,7 @@ class RecordPoller:
         """One round of questions (a player about to act asks one too: the game waits
         for that player, so the hand in play stays in play throughout)."""
         base = f"/api/rooms/{self.code}"
-        async with httpx.AsyncClient(base_url=self.server.base_url) as http:
+        async with loopback.async_client(base_url=self.server.base_url) as http:
             before, _ = await self._stored()
             answers: list[tuple[int, httpx.Response]] = []
             listed = await http.get(f"{base}/hands")

@@ -40,6 +40,7 @@ from websockets.asyncio.client import ClientConnection
 from schmier.__main__ import uvicorn_config
 from schmier.config import Settings
 from schmier.protocol import SERVER_FRAME
+from tests.support import loopback
 
 FAST: dict[str, Any] = {
     "bot_delay": 0.0,
@@ -95,7 +96,7 @@ class RunningServer:
         body: dict[str, Any] = {"variant": variant}
         if rules is not None:
             body["rules"] = rules
-        async with httpx.AsyncClient(base_url=self.base_url) as http:
+        async with loopback.async_client(base_url=self.base_url) as http:
             answer = await http.post("/api/rooms", json=body)
         assert answer.status_code == 201, answer.text
         return str(answer.json()["code"])
@@ -105,7 +106,7 @@ class RunningServer:
         body: dict[str, Any] = {"name": name}
         if seat is not None:
             body["seat"] = seat
-        async with httpx.AsyncClient(base_url=self.base_url) as http:
+        async with loopback.async_client(base_url=self.base_url) as http:
             answer = await http.post(f"/api/rooms/{code}/join", json=body)
         assert answer.status_code == 200, answer.text
         data = answer.json()
@@ -113,7 +114,7 @@ class RunningServer:
 
     async def room(self, code: str) -> dict[str, Any]:
         """`GET /api/rooms/{code}`."""
-        async with httpx.AsyncClient(base_url=self.base_url) as http:
+        async with loopback.async_client(base_url=self.base_url) as http:
             answer = await http.get(f"/api/rooms/{code}")
         assert answer.status_code == 200, answer.text
         data: dict[str, Any] = answer.json()
@@ -186,7 +187,7 @@ def start_subprocess_server(
         if process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode}: {tail()}")
         try:
-            if httpx.get(running.base_url + "/healthz", timeout=1).status_code == 200:
+            if loopback.get(running.base_url + "/healthz", timeout=1).status_code == 200:
                 break
         except httpx.HTTPError:
             pass

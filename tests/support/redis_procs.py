@@ -56,6 +56,14 @@ def replication(port: int) -> dict[str, Any]:
     return info
 
 
+def role_replicas(port: int) -> int:
+    """How many replicas the master on `port` lists in `ROLE`: only those online (past
+    their initial sync), unlike `INFO`'s `connected_slaves`."""
+    with client(port) as c:
+        role: list[Any] = c.execute_command("ROLE")
+    return len(role[2]) if role and role[0] in (b"master", "master") else 0
+
+
 def answers(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:

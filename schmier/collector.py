@@ -8,7 +8,7 @@ objects or more before a collection starts, and that collection stops the event 
 for 10-20 ms (measured at 300 rooms x 6 seats). A full collection walks everything the
 server holds, some 400,000 objects at that size (most of them the per-connection
 ASGI machinery), and stops the loop for 150-300 ms: every player whose card arrives
-during it waits. Measured with `bench/load.py`, see docs/performance.md.
+during it waits. Measured with `python -m bench.load`, see docs/performance.md.
 
 So the server collects the young generation itself, every `step` seconds (what was
 allocated since the last step and is still alive: a few thousand objects, a few

@@ -8,12 +8,7 @@ whose change never fires must play exactly the games of the level itself.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-import arena  # a bench script's module, found through the path above
+from bench import arena
 
 #: A small search, so that a few games take seconds; the same budget with its default
 #: bid threshold written out is the same bot under another name.

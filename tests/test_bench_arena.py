@@ -2,7 +2,7 @@
 the random numbers its level draws, so the two play the same games until the variant's
 change first alters a decision, and their per-game results can be compared game by game.
 
-The figures in docs/bots.md that compare variants of `strong` rest on that: a variant
+The figures of bench/results/ that compare variants of `strong` rest on that: a variant
 whose change never fires must play exactly the games of the level itself.
 """
 

@@ -1,7 +1,8 @@
-"""House rules (RULES.md, PROTOCOL.md "Rules"): defaults, ranges, and which rules
-apply to which game. Their effects are tested where they act: stick_the_dealer in
-test_rules_bidding, trump_anytime and joker_order in test_rules_play, kitty in
-test_rules_trump / test_rules_discards, target in test_rules_end."""
+"""House rules (docs/rules.md "House rules", docs/protocol.md "Rules"): defaults,
+ranges, and which rules apply to which game. Their effects are tested where they act:
+stick_the_dealer in test_rules_bidding, trump_anytime and joker_order in
+test_rules_play, kitty in test_rules_trump / test_rules_discards, target in
+test_rules_end."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from tests.support.servers import FAST, ServerFactory
 pytestmark = pytest.mark.browser
 
 XSS = "<img src=x onerror=alert(1)>"
-# Names are 1-24 characters (PROTOCOL.md), too short for the line above.
+# Names are 1-24 characters (docs/protocol.md), too short for the line above.
 XSS_NAME = "<svg onload=alert(1)>"
 
 

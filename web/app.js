@@ -23,6 +23,8 @@
 //   fairview.js how the checks show            cardface.js the card faces (inline SVG)
 //   motion.js   the cards' motion              sound.js    the sounds (off by default)
 //   settings.js sounds, the four-colour deck   install.js  the service worker (sw.js)
+//   banner.js   the paused table's notice      bots.js     the bot levels' words, hints
+//   keys.js     the keyboard and the focus     timer.js    the turn timer's countdown
 
 import { loadLanguages, t } from "./i18n.js";
 import { loadGames } from "./games.js";

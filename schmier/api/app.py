@@ -37,9 +37,9 @@ class SchmierApp(FastAPI):
     Why: a table's socket lives for the whole evening, and through FastAPI's stack it is
     a chain of some fifteen suspended coroutines (error and exception middleware, body
     limit, exit stacks, router, route, session wrappers) with their closures and a
-    second `WebSocket`, about 70 of the 180 objects a connected socket held; every
-    frame sent passes through each layer, and every full garbage collection walks them
-    all (docs/performance.md, "A thousand tables"). None of them does anything for a
+    second `WebSocket`, a good part of the objects a connected socket held; every frame
+    sent passes through each layer, and every full garbage collection walks them all
+    (bench/results/2026-12-02-load-first-series.md). None of them does anything for a
     socket: the security headers are for HTTP answers, Starlette's error middleware
     re-raises for sockets (uvicorn then closes with 1011, as it still does), and the
     path has one parameter. What a socket needs from the stack, the guessing guard,

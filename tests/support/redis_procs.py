@@ -23,8 +23,8 @@ from typing import Any
 
 import redis
 
+from bench.kit.ports import free_port
 from tests.support.requirements import missing
-from tests.support.servers import free_port
 
 MASTER = "mymaster"
 DOWN_AFTER_MS = 1500

@@ -111,7 +111,12 @@ def check_in_view(table: Table, shot: dict[str, Any], view: dict[str, Any]) -> N
     if view["you"] not in (view["turn"] or []) or not view["legal"]:
         return
     wide = (page.viewport_size or {}).get("width", 0) >= 960
-    report = page.evaluate(NEEDED, wanted(view, wide))
+    want = wanted(view, wide)
+    if shot.get("held") and "cards" in want:
+        # The last trick is still shown: the cards come alive once it has gone (the
+        # next step checks them then); until then the hand itself must be in sight.
+        want["cards"] = "#hand button[data-card]"
+    report = page.evaluate(NEEDED, want)
     scroll = report.pop("scroll")
     assert scroll[0] <= scroll[1], scroll
     off = {name: bad for name, bad in report.items() if bad}

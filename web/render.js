@@ -6,6 +6,7 @@
 import { t } from "./i18n.js";
 import { $, h, keepFocus, setNextFocus } from "./dom.js";
 import { messagePage, shell, showBanner, showToast } from "./page.js";
+import { gameLabel } from "./games.js";
 import { myTurn, room, subscribe } from "./state.js";
 import { renderScoreboard, renderTable, renderTopbar } from "./table.js";
 import { renderActions } from "./actions.js";
@@ -50,6 +51,7 @@ const REDRAW = {
     keepFocus(() => {
       renderFairAlert(room.deals);
       renderHandTools();
+      renderSheet();
       refreshHistory();
     }),
 };
@@ -88,6 +90,11 @@ export function showRoom() {
   if (room.view) renderView();
 }
 
+function roomTitle() {
+  const game = room.view ? gameLabel(room.view.variant) : "Schmier";
+  return t("room.heading", { game, code: room.code });
+}
+
 function renderFatal() {
   const text = { not_found: "err.no_room", lost: "err.room_lost" };
   messagePage(t(text[room.fatal] || "err.closed"));
@@ -99,6 +106,10 @@ function buildFrame() {
     h(
       "main",
       { class: "room", id: "room" },
+      // The page's heading (the game and the room), for screen readers and the outline.
+      h("h1", { id: "room-title", class: "sr-only" }, roomTitle()),
+      // What the action panel asks of the player, said once however often it is redrawn.
+      h("p", { id: "announce", class: "sr-only", role: "status" }),
       h("div", { id: "fair-alert", class: "fair-alert card-panel", role: "alert", hidden: true }),
       h(
         "section",
@@ -137,6 +148,8 @@ function renderView() {
   document.title = `${myTurn() ? "▶ " : ""}Schmier · ${room.code}`;
   document.body.dataset.seq = String(room.seq);
   document.body.dataset.phase = v.phase;
+  const heading = $("room-title");
+  if (heading) heading.textContent = roomTitle();
   // Motion and sound follow the state already drawn; they never hold it back.
   const before = beforeRedraw();
   keepFocus(() => {

@@ -4,7 +4,7 @@
 
 import { num, signed, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
-import { room, seatName, sideLabel, teamLabel, teamLetter } from "./state.js";
+import { room, seatName, sideLabel, teamIndex, teamLabel, teamLetter } from "./state.js";
 import { lastHandTools } from "./reviewopen.js";
 
 /** The points of `last` in the order the game reports them (any the book omits last). */
@@ -37,7 +37,12 @@ export function renderSummary() {
   el.hidden = false;
   // Open by itself when the hand has just ended; folded once the next hand is dealt.
   const recent = ["hand_over", "game_over"].includes(v.phase);
-  const totals = (last.game_totals || []).map((n, i) => `${sideLabel(last.sides[i])}: ${num(n)}`).join(" · ");
+  // The game totals in the order of the sides (A, B, C), not the bidder's side first.
+  const totals = (last.game_totals || [])
+    .map((n, i) => ({ n, side: last.sides[i], at: Math.min(...last.sides[i].map(teamIndex)) }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ n, side }) => `${sideLabel(side)}: ${num(n)}`)
+    .join(" · ");
   const deltas = (last.deltas || []).map((d, i) =>
     h(
       "li",
@@ -88,11 +93,12 @@ export function renderSheet() {
       h("th", { scope: "col", class: "team-col", title: teamLabel(i) }, teamLetter(i) ?? seatName(team[0])),
     ),
   );
-  const rows = entries.map((e, k) =>
+  const rows = entries.map((e) =>
     h(
       "tr",
       {},
-      h("td", {}, num(k + 1)),
+      // The room's number of the hand, as the history and the replay link have it.
+      h("td", {}, e.n === undefined ? "…" : num(e.n)),
       h("td", {}, `${e.bidderName} ${num(e.bid)} `, h("span", { class: e.made ? "made" : "set" }, e.made ? "✓" : "✗")),
       (e.deltas || []).map((d, i) =>
         h(

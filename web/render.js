@@ -32,6 +32,7 @@ import { afterRedraw, beforeRedraw } from "./motion.js";
 import { cue } from "./sound.js";
 import { renderTurnTimer } from "./timer.js";
 import { renderPaused } from "./banner.js";
+import { renderTally } from "./tally.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -127,6 +128,8 @@ function buildFrame() {
       h(
         "aside",
         { class: "side" },
+        // What each side holds so far in the hand (tally.js), beside the table.
+        h("section", { id: "tally", class: "card-panel tally", hidden: true }),
         chatPanel(),
         h("section", { id: "sheet", class: "card-panel sheet" }),
         historyPanel(),
@@ -158,6 +161,7 @@ function renderView() {
     renderTable();
     renderTurnTimer(v);
     renderTricksBar();
+    renderTally();
     renderJoin();
     renderActions();
     renderHand();

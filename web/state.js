@@ -169,7 +169,8 @@ function onMessage(msg) {
     if (typeof msg.seq === "number" && msg.seq < room.seq && room.view) return;
     room.seq = msg.seq;
     room.moved = null; // a new state (a new socket's too) may be answered afresh
-    settle(false);
+    // The move is answered once what this player may do has changed.
+    if (room.pending && JSON.stringify(msg.view?.legal) !== room.pending.legal) settle(false);
     const fresh = room.conn.ws !== room.socket;
     room.socket = room.conn.ws;
     noteTurnTimer(msg.view);
@@ -364,13 +365,14 @@ export function send(action) {
     return;
   }
   if (move) {
-    room.pending = { action, slow: false };
+    room.pending = { action, slow: false, legal: JSON.stringify(room.view?.legal) };
     clearTimeout(room.pendingTimer);
     room.pendingTimer = setTimeout(() => {
       if (!room.pending) return;
       room.pending.slow = true;
       changed("selection");
     }, PENDING_MS);
+    changed("selection");
   }
 }
 

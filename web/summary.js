@@ -6,6 +6,7 @@ import { num, signed, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { room, seatName, sideLabel, teamIndex, teamLabel, teamLetter } from "./state.js";
 import { lastHandTools } from "./reviewopen.js";
+import { pointTerm } from "./terms.js";
 
 /** The points of `last` in the order the game reports them (any the book omits last). */
 function pointNames(last) {
@@ -22,7 +23,7 @@ function pointRow(last, p) {
   else if (by === null || by === undefined) who = sideLabel(last.sides[side]);
   else if (last.sides[side].length > 1) who = `${seatName(by)} (${sideLabel(last.sides[side])})`;
   else who = seatName(by);
-  return h("tr", { dataset: { point: p } }, h("th", { scope: "row" }, t(`point.${p}`)), h("td", {}, who));
+  return h("tr", { dataset: { point: p } }, h("th", { scope: "row" }, pointTerm(p)), h("td", {}, who));
 }
 
 export function renderSummary() {
@@ -114,6 +115,7 @@ export function renderSheet() {
   fill(
     el,
     heading,
-    h("div", { class: "sheet-wrap" }, h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows))),
+    // Scrolled sideways when wider than the column: by the keyboard too (focusable).
+    h("div", { class: "sheet-wrap", tabindex: "0", role: "region", "aria-label": t("sheet.title") }, h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows))),
   );
 }

@@ -99,7 +99,9 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   if (request.mode === "navigate") {
-    if (url.pathname === "/" || url.pathname.startsWith("/r/")) event.respondWith(fromNetworkFirst(request));
+    if (url.pathname === "/" || url.pathname.startsWith("/r/") || url.pathname.startsWith("/rules/")) {
+      event.respondWith(fromNetworkFirst(request));
+    }
     return;
   }
   if (cached(url)) event.respondWith(fromCacheFirst(request));

@@ -322,8 +322,8 @@ def web_directory() -> Path | None:
 
 
 def page_routes(files: ClientFiles) -> APIRouter:
-    """`/`, `/r/{code}` and `/r/{code}/h/{n}` (the review of a finished hand): the same
-    single page, which reads the code (and the hand) from the URL. `HEAD` answers as
+    """`/`, `/r/{code}`, `/r/{code}/h/{n}` (the review of a finished hand) and
+    `/rules/{game}`: the same single page, which reads what to show from the URL. `HEAD` answers as
     `GET` does (a monitor's or a link preview's check of the address)."""
     pages = APIRouter()
 
@@ -340,6 +340,10 @@ def page_routes(files: ClientFiles) -> APIRouter:
 
     @pages.api_route("/r/{code}/h/{n}", methods=["GET", "HEAD"], include_in_schema=False)
     async def hand_page(request: Request, code: str, n: str) -> Response:
+        return page(request)
+
+    @pages.api_route("/rules/{name}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def rules_page(request: Request, name: str) -> Response:
         return page(request)
 
     @pages.api_route("/r/{rest:path}", methods=["GET", "HEAD"], include_in_schema=False)

@@ -264,7 +264,7 @@ def test_language_follows_the_browser_and_the_picker_is_remembered(
     page.click('button[data-action="start"]')
     page.wait_for_selector("#hand button[data-card]")
     labels = page.eval_on_selector_all(
-        "#hand button[data-card]", "(bs) => bs.map((b) => b.getAttribute('aria-label'))"
+        "#hand button[data-card]", "(bs) => bs.map((b) => b.querySelector('.sr-only').textContent)"
     )
     assert all(re.search("ジョーカー|(スペード|ハート|ダイヤ|クラブ)の", label) for label in labels)
 

@@ -25,6 +25,8 @@
 //   settings.js sounds, the four-colour deck   install.js  the service worker (sw.js)
 //   banner.js   the paused table's notice      bots.js     the bot levels' words, hints
 //   keys.js     the keyboard and the focus     timer.js    the turn timer's countdown
+//   help.js     the rules pages                terms.js    the point names' tooltips
+//   tally.js    the points each side holds so far in the hand
 
 import { loadLanguages, t } from "./i18n.js";
 import { loadGames } from "./games.js";
@@ -35,6 +37,7 @@ import { showHome } from "./home.js";
 import { openRoom, room } from "./state.js";
 import { showRoom } from "./render.js";
 import { showReplay } from "./replay.js";
+import { showRulesPage } from "./help.js";
 
 let languagesLoaded = null;
 
@@ -45,6 +48,16 @@ async function start() {
   } catch {
     languagesLoaded = null;
     messagePage(t("err.network"));
+    return;
+  }
+  // The rules of a game (help.js).
+  const rules = location.pathname.match(/^\/rules\/([^/]+)\/?$/);
+  if (rules) {
+    try {
+      await showRulesPage(safeDecode(rules[1]) || "");
+    } catch {
+      messagePage(t("err.network"));
+    }
     return;
   }
   // The review of a finished hand, read-only: no socket, no seat.

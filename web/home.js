@@ -77,6 +77,12 @@ function createForm(books) {
     },
     h("h1", {}, t("home.title")),
     h("fieldset", { class: "variants" }, h("legend", {}, t("home.game")), choices),
+    // Each game's rules, a page of their own (help.js).
+    h(
+      "p",
+      { class: "rules-links" },
+      books.map((b) => h("a", { href: `/rules/${encodeURIComponent(b.name)}`, dataset: { rules: b.name } }, t("rules.link", { game: gameLabel(b.name) }))),
+    ),
     rules,
     create,
     status,

@@ -6,6 +6,7 @@
 import { t } from "./i18n.js";
 import { $, h, keepFocus, setNextFocus } from "./dom.js";
 import { messagePage, shell, showBanner, showToast } from "./page.js";
+import { gameLabel } from "./games.js";
 import { myTurn, room, subscribe } from "./state.js";
 import { renderScoreboard, renderTable, renderTopbar } from "./table.js";
 import { renderActions } from "./actions.js";
@@ -31,6 +32,7 @@ import { afterRedraw, beforeRedraw } from "./motion.js";
 import { cue } from "./sound.js";
 import { renderTurnTimer } from "./timer.js";
 import { renderPaused } from "./banner.js";
+import { renderTally } from "./tally.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -50,6 +52,7 @@ const REDRAW = {
     keepFocus(() => {
       renderFairAlert(room.deals);
       renderHandTools();
+      renderSheet();
       refreshHistory();
     }),
 };
@@ -88,6 +91,11 @@ export function showRoom() {
   if (room.view) renderView();
 }
 
+function roomTitle() {
+  const game = room.view ? gameLabel(room.view.variant) : "Schmier";
+  return t("room.heading", { game, code: room.code });
+}
+
 function renderFatal() {
   const text = { not_found: "err.no_room", lost: "err.room_lost" };
   messagePage(t(text[room.fatal] || "err.closed"));
@@ -99,6 +107,10 @@ function buildFrame() {
     h(
       "main",
       { class: "room", id: "room" },
+      // The page's heading (the game and the room), for screen readers and the outline.
+      h("h1", { id: "room-title", class: "sr-only" }, roomTitle()),
+      // What the action panel asks of the player, said once however often it is redrawn.
+      h("p", { id: "announce", class: "sr-only", role: "status" }),
       h("div", { id: "fair-alert", class: "fair-alert card-panel", role: "alert", hidden: true }),
       h(
         "section",
@@ -116,6 +128,8 @@ function buildFrame() {
       h(
         "aside",
         { class: "side" },
+        // What each side holds so far in the hand (tally.js), beside the table.
+        h("section", { id: "tally", class: "card-panel tally", hidden: true }),
         chatPanel(),
         h("section", { id: "sheet", class: "card-panel sheet" }),
         historyPanel(),
@@ -137,6 +151,8 @@ function renderView() {
   document.title = `${myTurn() ? "▶ " : ""}Schmier · ${room.code}`;
   document.body.dataset.seq = String(room.seq);
   document.body.dataset.phase = v.phase;
+  const heading = $("room-title");
+  if (heading) heading.textContent = roomTitle();
   // Motion and sound follow the state already drawn; they never hold it back.
   const before = beforeRedraw();
   keepFocus(() => {
@@ -145,6 +161,7 @@ function renderView() {
     renderTable();
     renderTurnTimer(v);
     renderTricksBar();
+    renderTally();
     renderJoin();
     renderActions();
     renderHand();

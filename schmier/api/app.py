@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
@@ -15,6 +14,7 @@ from schmier import __version__, fdlimit
 from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.install import install_routes
 from schmier.api.security import SecurityHeaders, guard_socket
+from schmier.api.statics import ClientFiles, static_routes
 from schmier.api.wireframes import FrameWriter
 from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
@@ -152,8 +152,9 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     app.include_router(router)
     web = web_directory()
     if web is not None:
-        app.include_router(page_routes(web))
-        app.include_router(install_routes(web))
-        app.mount("/static", StaticFiles(directory=web), name="static")
+        files = ClientFiles(web)
+        app.include_router(page_routes(files))
+        app.include_router(install_routes(web, files))
+        app.include_router(static_routes(files))
     app.add_middleware(SecurityHeaders)
     return app

@@ -268,7 +268,9 @@ class Client:
         """The lines of the `chat_history` frame that followed the first state."""
         self.on_state: Callable[[dict[str, Any]], Awaitable[None]] | None = None
         """Called with every state frame as it arrives, before anyone waiting sees it (a
-        test sends entropy from here, say)."""
+        test commits to its entropy from here, say)."""
+        self.on_reveal: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        """Called with every `reveal` frame as it arrives (a test reveals from here)."""
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -298,6 +300,8 @@ class Client:
                     self.state = frame
                     if self.on_state is not None:
                         await self.on_state(frame)
+                elif frame["type"] == "reveal" and self.on_reveal is not None:
+                    await self.on_reveal(frame)
                 await self._queue.put(frame)
         except websockets.ConnectionClosed:
             pass
@@ -499,9 +503,11 @@ async def seat_table(
     *,
     rules: dict[str, Any] | None = None,
     spectators: int = 0,
+    on_connect: Callable[[int, Client], object] | None = None,
 ) -> tuple[str, dict[int, Client], list[Client], dict[int, str]]:
     """A room with test clients in `humans`, bots elsewhere, started.
 
+    `on_connect(seat, client)` is called before each seat's hello (to hook the client).
     Returns (code, clients by seat, spectator clients, tokens by seat).
     """
     code = await server.create_room(variant, rules)
@@ -511,7 +517,10 @@ async def seat_table(
         got, token = await server.join(code, f"Player {seat}", seat)
         assert got == seat
         tokens[seat] = token
-        clients[seat] = await Client.seated(server, code, token)
+        clients[seat] = await Client.connect(server.ws_url(code))
+        if on_connect is not None:
+            on_connect(seat, clients[seat])
+        await clients[seat].hello(token)
     watchers = [await Client.seated(server, code, None) for _ in range(spectators)]
     seats = len(server_seat_count(variant))
     first = clients[humans[0]]

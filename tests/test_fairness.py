@@ -250,3 +250,37 @@ def test_a_format_1_room_gets_its_first_seed_with_its_next_change() -> None:
     change = table.start(old, Stacked())
     assert change.entries[0].notes is not None
     assert change.record.next_deal is not None and change.record.dealt is not None
+
+
+def test_the_clock_keeps_the_reveal_window_in_the_record() -> None:
+    """The window's end is stamped, as a wall-clock time, on the change that opens it,
+    and kept after; the deal is due at its end (in the clock's own time), right away in
+    a `deal` phase with no reveal, after the hand pause between hands; a room loaded
+    with an open window gives the players at least a whole window from the load."""
+    from schmier.config import Settings
+    from schmier.rooms.clock import Clock
+
+    settings = Settings(reveal_ms=2000, hand_pause=5.0)
+    clock = Clock(settings, now=100.0, wall_offset=1000.0)  # wall = loop + 1000
+    record = RoomRecord.new("abcdefghij", "wisconsin4", engine.make_rules("wisconsin4"))
+    record = table.join(record, "Ann", 0, present=lambda seat: True).change.record
+    for seat in (1, 2, 3):
+        record = table.add_bot(record, seat).record
+    commit = Entropy(type="entropy", commit=fairness.entropy_commit("ab" * 8))
+    record = table.entropy(record, 0, commit, Stacked()).record
+    opened = table.start(record, Stacked()).record
+    assert opened.next_deal is not None and opened.next_deal.reveal_until is None
+    stamped = clock.timed(record, opened, wall=1100.0)
+    assert stamped.next_deal is not None and stamped.next_deal.reveal_until == 1102.0
+    assert clock.timed(stamped, stamped, wall=1101.0) == stamped  # kept
+    assert stamped.state is not None
+    assert clock.due(stamped, lambda seat: True) == [(102.0, None)]
+    # Loaded again later (a restart, a take-over): at least a window from the load.
+    later = clock.resumed(stamped, wall=1500.0)
+    assert later.next_deal is not None and later.next_deal.reveal_until == 1502.0
+    soon = clock.resumed(stamped, wall=1099.0)
+    assert soon.next_deal is not None and soon.next_deal.reveal_until == 1102.0
+    # No reveal open: right away in the engine's `deal` phase, after the pause otherwise.
+    plain = replace(stamped, next_deal=NextDeal.fresh(4))
+    clock.state_changed(None, plain.state, 100.0)
+    assert clock.due(plain, lambda seat: True) == [(100.0, None)]

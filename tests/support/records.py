@@ -48,9 +48,15 @@ class Committer:
     @classmethod
     def attach(cls, client: Client, rng: random.Random, withhold: bool = False) -> Committer:
         committer = cls(client, rng, withhold)
-        client.on_state = committer.state
-        client.on_reveal = committer.reveal
+        committer.hook(client)
         return committer
+
+    def hook(self, client: Client) -> None:
+        """Commit and reveal through `client` from now on (a new socket of the seat,
+        keeping the secrets, as a reloaded page keeps them in `sessionStorage`)."""
+        self.client = client
+        client.on_state = self.state
+        client.on_reveal = self.reveal
 
     def secret(self) -> str:
         return "".join(self.rng.choice("0123456789abcdef") for _ in range(self.rng.randint(16, 64)))

@@ -8,6 +8,7 @@ each socket saw of that hand, `check_deal` its deck against the formula.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from schmier import engine
 from schmier.engine import fairness
 from schmier.engine.cards import CARD_NAMES
 from tests.support import loopback
-from tests.support.servers import Client, RunningServer
+from tests.support.servers import Client, Player, RunningServer
 
 IN_PLAY = ("bidding", "trump", "discard", "call", "play")
 SCORED = ("hand_over", "game_over")
@@ -144,6 +145,25 @@ class FairTable:
     async def close(self) -> None:
         for client in self.sockets():
             await client.close()
+
+
+async def whole_game(
+    server: RunningServer,
+    variant: str,
+    humans: list[int],
+    rules: dict[str, Any],
+    silent: frozenset[int] = frozenset(),
+) -> tuple[FairTable, list[dict[str, Any]]]:
+    """A whole game over the wire: players at `humans` who commit to their entropy and
+    reveal it (but those in `silent`, who withhold it), bots elsewhere, each playing at
+    random; the table, and every finished hand's record."""
+    table = await FairTable.start(server, variant, humans, rules, silent)
+    rng = random.Random(f"whole-{variant}")
+    await asyncio.gather(
+        *(Player(c, rng).play_until(lambda v: v["phase"] == "game_over", 120)
+          for c in table.clients.values())
+    )  # fmt: skip
+    return table, await table.records()
 
 
 async def hand_in_play_is_unreadable(table: FairTable, view: dict[str, Any]) -> None:

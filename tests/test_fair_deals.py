@@ -127,7 +127,7 @@ async def test_a_host_who_knows_the_seed_cannot_choose_the_deck(
 
     The window is a minute long, and the game still goes on at once after each reveal:
     a deal waits only until every committed seat has answered (one round trip)."""
-    options: dict[str, Any] = {"reveal_ms": 60_000}
+    options: dict[str, Any] = {"reveal_ms": 60_000, "chat_burst": 100}
     redis_url = None
     if store == "redis":
         redis_url = options["redis_url"] = request.getfixturevalue("redis_url")
@@ -193,7 +193,7 @@ async def test_a_silent_seat_and_a_seat_that_misbehaves(server_factory: ServerFa
     wrong first: a value before the reveal, a new commit during it, a value that is not
     its commit's; each is refused and changes nothing. Its right value is taken once
     (sent again, nothing happens)."""
-    server = server_factory(reveal_ms=1500)
+    server = server_factory(reveal_ms=1500, chat_burst=100)  # chat lines mark the answers
     code = await server.create_room("schmier6", RULES)
     quiet_client, quiet_token = await connected(server, code, 0)
     bad_client, bad_token = await connected(server, code, 3)
@@ -205,6 +205,9 @@ async def test_a_silent_seat_and_a_seat_that_misbehaves(server_factory: ServerFa
     await bad_client.wait_state(lambda v: v["next_deal"]["committed"] == [0, 3])
     assert bad.last is not None and silent.last is not None
     await refused(bad_client, {"type": "entropy", "value": bad.last})
+    # The same commit again changes nothing: no state, no error.
+    again = {"type": "entropy", "commit": fairness.entropy_commit(bad.last)}
+    assert await answers_to(bad_client, again) == []
 
     await fill_and_start(bad_client, [1, 2, 4, 5])
     reveal = await next_of(bad_client, "reveal")

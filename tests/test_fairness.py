@@ -227,6 +227,21 @@ def test_every_deal_uses_the_seed_shown_before_it(variant: str) -> None:
             break
 
 
+def test_a_room_stored_before_commit_reveal_keeps_no_open_value() -> None:
+    """A snapshot whose next deal holds values sent openly (before commit-reveal) is read
+    with no commit and no value: such values were never committed to."""
+    import orjson
+
+    record = RoomRecord.new("abcdefghij", "schmier5", engine.make_rules("schmier5"))
+    body = orjson.loads(record.to_bytes())
+    seed = body["next_deal"]["server_seed"]
+    body["next_deal"] = {"server_seed": seed, "entropy": ["ab" * 8, None, None, None, None]}
+    old = RoomRecord.from_bytes(orjson.dumps(body))
+    assert old.next_deal is not None and old.next_deal.server_seed == seed
+    assert old.next_deal.commits == (None,) * 5 and old.next_deal.values == (None,) * 5
+    assert old.next_deal.entropy() == (None,) * 5 and not old.next_deal.revealing
+
+
 def test_a_format_1_room_gets_its_first_seed_with_its_next_change() -> None:
     """Rooms stored before provably fair deals are still read; reading draws nothing
     (every instance reads the same record), the next change adds a committed seed."""

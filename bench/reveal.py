@@ -106,7 +106,8 @@ async def one_mode(server: RunningServer, humans: int, hands: int, commit: bool)
             *(p.play_until(lambda v: v["phase"] == "game_over", 600) for p in players)
         )
         await first.send({"type": "rematch"})
-        await first.wait_state(lambda v: v["phase"] != "game_over")
+        for client in clients:  # each must see the new game before it plays on
+            await client.wait_state(lambda v: v["phase"] != "game_over")
     for client in clients:
         await client.close()
     return first

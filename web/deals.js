@@ -70,7 +70,7 @@ export function dealsFor(code) {
     unannounced: new Set(Array.isArray(saved.unannounced) ? saved.unannounced : []),
     secrets: secrets.values, // commitment seen -> the secret value committed to for it
     last: secrets.last, // the commitment whose value this tab committed to last
-    committedOn: null, // the commitment this socket sent its commit for
+    committedOn: null, // "commitment:seat" this socket sent its commit for
     revealing: false, // a value was just sent: a refusal of it is no news to the player
     lastDeal: null, // the deal's commitment in the previous view of this socket
     records: new Map(), // n -> the hand's record
@@ -120,15 +120,14 @@ export function noteDeal(deals, view, fresh) {
   if (dirty) save(deals);
   if (fresh) deals.committedOn = null;
   const seated = view.you !== null && view.you !== undefined;
+  // Once per commitment and seat (a player moved to another seat commits there too).
+  const key = `${next}:${view.you}`;
   // No commit is taken while the values are being revealed: the next commitment gets one.
-  if (!next || !seated || pending.revealing || deals.committedOn === next) return null;
-  if ((pending.committed || []).includes(view.you) && deals.secrets[next]) {
-    deals.committedOn = next; // the room has this tab's commit (a reloaded page, say)
-    return null;
-  }
+  if (!next || !seated || pending.revealing || deals.committedOn === key) return null;
+  deals.committedOn = key;
+  if ((pending.committed || []).includes(view.you) && deals.secrets[next]) return null; // a reload
   if (!deals.secrets[next]) deals.secrets[next] = freshEntropy();
   deals.last = next;
-  deals.committedOn = next;
   saveSecrets(deals);
   return sha256Hex(deals.secrets[next]);
 }

@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.records import Committer
+from schmier.engine.fairness import entropy_commit
 from tests.support.servers import Client, Player, RunningServer, start_subprocess_server
 
 ENV = {
@@ -51,6 +51,29 @@ ENV = {
     "SCHMIER_JOIN_RATE": "10000",
     "SCHMIER_LOG_LEVEL": "WARNING",
 }
+
+
+class Committer:
+    """A person's entropy as the browser gives it: a commit to a fresh secret for every
+    new commitment seen (none while a reveal is open), the secret on `reveal`."""
+
+    def __init__(self, client: Client, rng: random.Random) -> None:
+        self.client, self.rng = client, rng
+        self.seen: set[str] = set()
+        self.last: str | None = None
+        client.on_state, client.on_reveal = self.state, self.reveal
+
+    async def state(self, frame: dict[str, Any]) -> None:
+        pending = frame["view"]["next_deal"]
+        if pending["commitment"] in self.seen or pending["revealing"]:
+            return
+        self.seen.add(pending["commitment"])
+        self.last = f"{self.rng.getrandbits(256):064x}"
+        await self.client.send({"type": "entropy", "commit": entropy_commit(self.last)})
+
+    async def reveal(self, frame: dict[str, Any]) -> None:
+        if self.last is not None:
+            await self.client.send({"type": "entropy", "value": self.last})
 
 
 def boundaries(client: Client) -> tuple[list[float], list[float]]:
@@ -92,7 +115,7 @@ async def one_mode(server: RunningServer, humans: int, hands: int, commit: bool)
         _, token = await server.join(code, f"P{seat}", seat)
         client = await Client.connect(server.ws_url(code))
         if commit:
-            Committer.attach(client, rng)
+            Committer(client, rng)
         await client.hello(token)
         clients.append(client)
     first = clients[0]

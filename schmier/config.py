@@ -105,6 +105,16 @@ class Settings(BaseSettings):
     trick_pause: float = Field(
         1.0, ge=0, description="Extra seconds before a bot acts after a trick is completed."
     )
+    reveal_ms: int = Field(
+        2000,
+        ge=1,
+        le=60_000,
+        description=(
+            "Milliseconds the deal waits at most for the players who committed to their "
+            "entropy to reveal it; a value not revealed in time is withheld (its "
+            "commitment goes into the deck instead)."
+        ),
+    )
     autoplay_after: float = Field(
         60.0,
         ge=0,

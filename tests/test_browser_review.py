@@ -13,6 +13,7 @@ says: `test-results/screenshots/`, or `docs/screenshots/` with
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import threading
@@ -234,10 +235,14 @@ def test_the_review_by_keyboard_and_mouse_and_its_exports(
     drive(table, lambda v: v["phase"] in ("hand_over", "game_over"))
     record = get_json(server, f"/api/rooms/{code}/hands/1")
     seats = len(record["hands"])
-    # The browser sent its own randomness for this deck, and its check passed.
-    assert record["deal"]["entropy"][0] is not None
-    assert all(e is None for e in record["deal"]["entropy"][1:])  # bots send none
-    page.wait_for_selector('.hand-tools [data-fair="verified"]')
+    # The browser committed to its own randomness for this deck before anyone revealed,
+    # revealed it when asked, and its check passed and says so.
+    deal = record["deal"]
+    assert deal["entropy"][0] is not None and deal["withheld"] == []
+    assert deal["commits"][0] == hashlib.sha256(deal["entropy"][0].encode()).hexdigest()
+    assert all(e is None for e in deal["entropy"][1:])  # bots send none
+    assert all(c is None for c in deal["commits"][1:])
+    page.wait_for_selector('.hand-tools [data-fair="verified"] .fair-revealed')
     # The keyboard: to the button, Enter.
     page.focus('button[data-action="review"]')
     page.keyboard.press("Enter")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from schmier import engine
 from schmier.engine import fairness
 from schmier.engine.cards import CARD_NAMES
+from schmier.protocol import Entropy
 from schmier.rooms import table
 from schmier.rooms.fairness import NextDeal, new_seed
 from schmier.rooms.frames import room_view
@@ -125,8 +127,24 @@ def test_a_seed_comes_from_secrets_and_commits() -> None:
     assert pending.commitment == hashlib.sha256(pending.server_seed.encode()).hexdigest()
     assert pending.server_seed not in repr(pending)
     assert NextDeal.from_json(pending.to_json()) == pending
-    assert pending.with_entropy(2, "aa" * 8).entropy == (None, None, "aa" * 8, None)
-    assert pending.with_entropy(2, "aa" * 8).with_entropy(2, "bb" * 8).entropy[2] == "bb" * 8
+    h, v = fairness.entropy_commit("aa" * 8), "aa" * 8
+    assert h == hashlib.sha256(b"aa" * 8).hexdigest()
+    committed = pending.with_commit(2, fairness.entropy_commit("bb" * 8)).with_commit(2, h)
+    assert committed.commits == (None, None, h, None) and committed.committed() == [2]
+    assert committed.entropy() == (None, None, h, None)  # not revealed: the commit
+    assert committed.waiting() == [] and not committed.complete()  # nothing asked yet
+    opened = committed.opened({0, 2})
+    assert opened.revealing and opened.waiting() == [2] and opened.withheld() == [2]
+    revealed = opened.with_value(2, v)
+    assert revealed.complete() and revealed.entropy() == (None, None, v, None)
+    assert revealed.withheld() == []
+    # Stored and read back, the window's end included; never a secret in repr().
+    timed = replace(revealed, reveal_until=1234.5)
+    assert NextDeal.from_json(timed.to_json()) == timed
+    assert v not in repr(timed) and h not in repr(timed)
+    # A commit of a seat no person holds is dropped when the reveal opens.
+    assert not committed.opened({0, 1}).revealing
+    assert committed.opened({0, 1}).commits == (None,) * 4
 
 
 class Stacked:
@@ -147,34 +165,52 @@ class Stacked:
 
 @pytest.mark.parametrize("variant", engine.VARIANTS)
 def test_every_deal_uses_the_seed_shown_before_it(variant: str) -> None:
-    """Through the table's rules: the lobby already shows a commitment; the start deals
-    from it at once; each deal shows its own and commits the next; a redeal after
-    everybody passed uses the one shown during the bidding; entropy goes in."""
+    """Through the table's rules: the lobby already shows a commitment; the start opens
+    the reveal of the one player who committed and deals from it once the value is in;
+    each deal shows its own and commits the next; a redeal after everybody passed
+    uses the one shown during the bidding (with nobody committed, at once)."""
     shuffler = Stacked()
     record = RoomRecord.new("abcdefghij", variant, engine.make_rules(variant))
+    record = table.join(record, "Ann", 1, present=lambda seat: True).change.record
     for seat in range(len(record.seats)):
-        record = table.add_bot(record, seat).record
+        if seat != 1:
+            record = table.add_bot(record, seat).record
     shown = room_view(record, None)["next_deal"]["commitment"]
     assert shown == record.next_deal.commitment  # type: ignore[union-attr]
     assert record.next_deal.server_seed not in str(room_view(record, 0))  # type: ignore[union-attr]
-    record = table.entropy(record, 1, "12" * 10).record
+    value = "12" * 10
+    commit = Entropy(type="entropy", commit=fairness.entropy_commit(value))
+    record = table.entropy(record, 1, commit, shuffler).record
+    assert room_view(record, None)["next_deal"] == {
+        "commitment": shown,
+        "committed": [1],
+        "revealing": False,
+    }
     pending = record.next_deal
     assert pending is not None
     change = table.start(record, shuffler)
+    assert change.entries == () and change.record.state is not None
+    assert change.record.state.phase == "deal" and change.record.dealt is None
+    assert change.record.next_deal is not None and change.record.next_deal.revealing
+    reveal = Entropy(type="entropy", value=value)
+    change = table.entropy(change.record, 1, reveal, shuffler)
     record = change.record
     (deal,) = change.entries
     assert deal.seat is None and deal.notes is not None
+    entropy = [None, value] + [None] * (len(record.seats) - 2)
     assert deal.notes["deal"] == {
         "commitment": shown,
         "server_seed": pending.server_seed,
-        "entropy": [None, "12" * 10] + [None] * (len(record.seats) - 2),
+        "entropy": entropy,
+        "commits": [None, commit.commit] + [None] * (len(record.seats) - 2),
+        "withheld": [],
     }
-    assert deal.action.arg == fairness.fair_deck(variant, pending.server_seed, pending.entropy)
+    assert deal.action.arg == fairness.fair_deck(variant, pending.server_seed, entropy)
     view = room_view(record, None)
     assert view["deal"] == {"commitment": shown}
     assert view["next_deal"]["commitment"] != shown
     assert record.next_deal is not None and record.next_deal.server_seed == shuffler.seeds[-1]
-    assert record.next_deal.entropy == (None,) * len(record.seats)
+    assert record.next_deal.commits == (None,) * len(record.seats)
     # Everybody passes: the redeal comes with the last pass, from the seed shown now.
     upcoming = record.next_deal.commitment
     state = record.state
@@ -189,6 +225,21 @@ def test_every_deal_uses_the_seed_shown_before_it(variant: str) -> None:
             assert change.entries[-1].notes["deal"]["commitment"] == upcoming  # type: ignore[index]
             assert record.dealt == upcoming
             break
+
+
+def test_a_room_stored_before_commit_reveal_keeps_no_open_value() -> None:
+    """A snapshot whose next deal holds values sent openly (before commit-reveal) is read
+    with no commit and no value: such values were never committed to."""
+    import orjson
+
+    record = RoomRecord.new("abcdefghij", "schmier5", engine.make_rules("schmier5"))
+    body = orjson.loads(record.to_bytes())
+    seed = body["next_deal"]["server_seed"]
+    body["next_deal"] = {"server_seed": seed, "entropy": ["ab" * 8, None, None, None, None]}
+    old = RoomRecord.from_bytes(orjson.dumps(body))
+    assert old.next_deal is not None and old.next_deal.server_seed == seed
+    assert old.next_deal.commits == (None,) * 5 and old.next_deal.values == (None,) * 5
+    assert old.next_deal.entropy() == (None,) * 5 and not old.next_deal.revealing
 
 
 def test_a_format_1_room_gets_its_first_seed_with_its_next_change() -> None:
@@ -214,3 +265,37 @@ def test_a_format_1_room_gets_its_first_seed_with_its_next_change() -> None:
     change = table.start(old, Stacked())
     assert change.entries[0].notes is not None
     assert change.record.next_deal is not None and change.record.dealt is not None
+
+
+def test_the_clock_keeps_the_reveal_window_in_the_record() -> None:
+    """The window's end is stamped, as a wall-clock time, on the change that opens it,
+    and kept after; the deal is due at its end (in the clock's own time), right away in
+    a `deal` phase with no reveal, after the hand pause between hands; a room loaded
+    with an open window gives the players at least a whole window from the load."""
+    from schmier.config import Settings
+    from schmier.rooms.clock import Clock
+
+    settings = Settings(reveal_ms=2000, hand_pause=5.0)
+    clock = Clock(settings, now=100.0, wall_offset=1000.0)  # wall = loop + 1000
+    record = RoomRecord.new("abcdefghij", "wisconsin4", engine.make_rules("wisconsin4"))
+    record = table.join(record, "Ann", 0, present=lambda seat: True).change.record
+    for seat in (1, 2, 3):
+        record = table.add_bot(record, seat).record
+    commit = Entropy(type="entropy", commit=fairness.entropy_commit("ab" * 8))
+    record = table.entropy(record, 0, commit, Stacked()).record
+    opened = table.start(record, Stacked()).record
+    assert opened.next_deal is not None and opened.next_deal.reveal_until is None
+    stamped = clock.timed(record, opened, wall=1100.0)
+    assert stamped.next_deal is not None and stamped.next_deal.reveal_until == 1102.0
+    assert clock.timed(stamped, stamped, wall=1101.0) == stamped  # kept
+    assert stamped.state is not None
+    assert clock.due(stamped, lambda seat: True) == [(102.0, None)]
+    # Loaded again later (a restart, a take-over): at least a window from the load.
+    later = clock.resumed(stamped, wall=1500.0)
+    assert later.next_deal is not None and later.next_deal.reveal_until == 1502.0
+    soon = clock.resumed(stamped, wall=1099.0)
+    assert soon.next_deal is not None and soon.next_deal.reveal_until == 1102.0
+    # No reveal open: right away in the engine's `deal` phase, after the pause otherwise.
+    plain = replace(stamped, next_deal=NextDeal.fresh(4))
+    clock.state_changed(None, plain.state, 100.0)
+    assert clock.due(plain, lambda seat: True) == [(100.0, None)]

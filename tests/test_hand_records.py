@@ -1,12 +1,14 @@
 """Hand records, the room's history and provably fair deals, black-box over the wire.
 
-Whole games of every variant through a real server: seated test clients send entropy
-each time they see a new commitment, play at random, and ask for the record of the hand
+Whole games of every variant through a real server: seated test clients commit to fresh
+entropy each time they see a new commitment and reveal it when asked (one of them never
+does, and is listed as withholding it), play at random, and ask for the record of the hand
 in play whenever the game waits for them (always a 404). Afterwards every finished hand's
 record is held against what every socket saw of it: its own six cards as dealt, every
 bid, the trump, the call, its own discards, every card played in order, the result and
-the scores; the commitment shown before the deal is the seed's hash, the deck re-derives
-from the seed and the entropy each seat sent, and deals into exactly those hands. A
+the scores; the commitment shown before the deal is the seed's hash, every value hashes
+to its seat's commit (a withheld one is the commit), the deck re-derives from the seed
+and that entropy, and deals into exactly those hands. A
 rematch starts game 2, numbered on; the history's score sheets and statistics add up.
 """
 
@@ -30,7 +32,7 @@ from tests.support.records import (
     passed_out,
     states_of_socket,
 )
-from tests.support.servers import Client, Player, RunningServer, ServerFactory
+from tests.support.servers import Client, Player, ServerFactory
 from tests.support.stores import ManualClock
 
 VARIANTS = [
@@ -38,6 +40,8 @@ VARIANTS = [
     ("schmier5", [0, 2], {"target": 7, "stick_the_dealer": True}),
     ("wisconsin4", [1, 2], {"target": 7, "kitty": 3}),
 ]
+SILENT = 2
+"""The seat that commits to its entropy and never reveals it (where a person sits)."""
 
 
 def over(view: dict[str, Any]) -> bool:
@@ -56,9 +60,12 @@ async def play(table: FairTable, done: Any, seed: str) -> None:
 
 @pytest.mark.parametrize(("variant", "humans", "rules"), VARIANTS)
 async def test_every_record_is_what_every_seat_saw(
-    server: RunningServer, variant: str, humans: list[int], rules: dict[str, Any]
+    server_factory: ServerFactory, variant: str, humans: list[int], rules: dict[str, Any]
 ) -> None:
-    table = await FairTable.start(server, variant, humans, rules)
+    # Seat 2 (a person in two of the games) withholds its value: each deal waits out the
+    # reveal window, kept short here.
+    server = server_factory(reveal_ms=100)
+    table = await FairTable.start(server, variant, humans, rules, silent=frozenset({SILENT}))
     assert table.watcher is not None
     await play(table, over, f"records-{variant}")
     await table.watcher.wait_state(over)
@@ -96,6 +103,10 @@ async def test_every_record_is_what_every_seat_saw(
         for seat in range(seats):
             if seat not in humans:
                 assert record["deal"]["entropy"][seat] is None  # bots add nothing
+                assert record["deal"]["commits"][seat] is None
+        # Every person committed; the silent one withheld its value, the others revealed.
+        assert record["deal"]["withheld"] == ([SILENT] if SILENT in humans else [])
+        assert all(record["deal"]["commits"][seat] for seat in humans)
     # Every hand dealt is either on the record or was passed out.
     views = states_of_socket(table.watcher)
     recorded = {r["deal"]["commitment"] for r in records}

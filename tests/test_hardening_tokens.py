@@ -31,7 +31,7 @@ FRAMES: dict[str, dict[str, Any]] = {
     "play": {"type": "play", "card": "AS"},
     "rematch": {"type": "rematch"},
     "leave": {"type": "leave"},
-    "entropy": {"type": "entropy", "value": "00ff" * 8},
+    "entropy": {"type": "entropy", "commit": "00ff" * 16},
     "hint": {"type": "hint"},
 }
 
@@ -112,7 +112,8 @@ async def test_a_spectator_can_do_nothing(server: RunningServer, phase: str) -> 
             await seated.wait_state(lambda v: v["phase"] == "game_over", timeout=120)
     spectator = await Client.seated(server, code, None)
     before = await look(server, code)
-    for kind, frame in FRAMES.items():
+    revealed = {"type": "entropy", "value": "00ff" * 8}  # the other form of `entropy`
+    for kind, frame in [*FRAMES.items(), ("reveal", revealed)]:
         await spectator.send(frame)
         answer = await spectator.next_error()
         assert answer["code"] == "forbidden", (kind, answer)

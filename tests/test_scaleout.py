@@ -39,8 +39,9 @@ from schmier.rooms.record import RoomRecord
 from schmier.store import LeaseLost, RedisStore, VersionConflict
 from tests.support import loopback
 from tests.support.cluster import Cluster, RoamingSeat, cancel_all, replay
+from tests.support.records import Committer
 from tests.support.requirements import missing
-from tests.support.servers import REPO, Client, Player, RunningServer, free_port
+from tests.support.servers import REPO, Client, Player, RunningServer, eventually, free_port
 from tests.test_secrecy_server import check_client
 
 GAME_OVER = "game_over"
@@ -232,6 +233,62 @@ async def test_a_hello_and_a_join_during_a_takeover_wait_for_it(cluster: Cluster
     assert await cluster.owner(code) == "b"
     await ann.close()
     await bob.close()
+
+
+async def test_a_reveal_crosses_instances_and_survives_a_takeover(cluster: Cluster) -> None:
+    """The `reveal` frame reaches a socket on an instance that only follows the room,
+    and its answer counts. The owner is SIGKILLed in the middle of the reveal window:
+    the survivor takes the room over with the window and the value already revealed,
+    asks the seat still awaited again when it comes back (its secret kept, as a
+    browser's tab keeps it), and deals once it has answered: nobody is marked as
+    withholding a value the owner's death kept from the room."""
+    cluster.env = {"SCHMIER_REVEAL_MS": "60000"}
+    a, b = cluster.start("a", "b")
+    variant, rules = "wisconsin4", {"target": 5, "stick_the_dealer": True}
+    code, tokens = await seat_humans({0: a, 1: b}, variant, rules)
+    assert await cluster.owner(code) == "a"
+    rng = random.Random("takeover-reveal")
+    clients = {0: await Client.connect(a.ws_url(code)), 1: await Client.connect(b.ws_url(code))}
+    committers = {s: Committer.attach(c, rng, withhold=s == 0) for s, c in clients.items()}
+    for seat, client in clients.items():
+        await client.hello(tokens[seat])
+    await clients[1].wait_state(lambda v: v["next_deal"]["committed"] == [0, 1])
+    await start_game(clients[1], variant, [0, 1])
+    while (reveal := await clients[1].recv())["type"] != "reveal":
+        assert reveal["type"] != "error", reveal
+    store = cluster.store()
+    try:
+
+        async def follower_revealed() -> bool:
+            stored = await store.load(code)
+            assert stored is not None
+            pending = RoomRecord.from_bytes(stored.snapshot).next_deal
+            return pending is not None and pending.waiting() == [0]
+
+        await eventually(follower_revealed)
+    finally:
+        await store.aclose()
+    cluster.kill("a")
+    ann = await Client.connect(b.ws_url(code))
+    committers[0].hook(ann)
+    committers[0].withhold = False
+    await ann.hello(tokens[0])
+    dealt = await ann.wait_state(lambda v: v["phase"] not in ("lobby", "deal"))
+    assert dealt["view"]["deal"]["commitment"] == reveal["commitment"]
+    assert await cluster.owner(code) == "b"
+
+    await asyncio.gather(
+        *(Player(c, rng).play_until(lambda v: v["phase"] in ("hand_over", "game_over"), 60)
+          for c in (ann, clients[1]))
+    )  # fmt: skip
+    async with loopback.async_client(base_url=b.base_url) as http:
+        record = (await http.get(f"/api/rooms/{code}/hands/1")).json()
+    values = [committers[s].sent[reveal["commitment"]] for s in (0, 1)]
+    assert record["deal"]["commitment"] == reveal["commitment"]
+    assert record["deal"]["entropy"] == [*values, None, None]
+    assert record["deal"]["withheld"] == []
+    for client in (ann, clients[1]):
+        await client.close()
 
 
 async def test_chat_history_reaches_every_instance(cluster: Cluster) -> None:

@@ -9,9 +9,11 @@ partner stays hidden until the called card is played, and the `wisconsin4` trump
 the bidder's first lead.
 
 The hand records and the history are asked for all game long by someone outside the
-room: nothing answered belongs to a hand in play (its record, its seed, a number past
-the finished hands), no seed of an undealt deck is ever answered, no frame ever carries
-a server seed, and every record answered is the record the finished hand keeps.
+room: nothing answered belongs to a hand in play (its record, its seed, its players'
+commits and values, a number past the finished hands), no seed, commit or value of an
+undealt deck is ever answered, no frame ever carries a server seed or any player's
+commit or value (views list only which seats committed; a `reveal` frame goes only to a
+committed seat), and every record answered is the record the finished hand keeps.
 """
 
 from __future__ import annotations
@@ -32,14 +34,17 @@ from schmier import engine
 from schmier.logs import LOGGER, JsonFormatter
 from schmier.rooms.record import RoomRecord
 from tests.support import loopback
+from tests.support.records import Committer
 from tests.support.secrecy import (
     CARD,
     RecordPoller,
     ask_hint,
     cards_in,
     check_hints,
+    check_reveals,
     engine_part,
     no_seed_in_frames,
+    players_secrets,
     seeds_of,
     states_of,
 )
@@ -122,13 +127,21 @@ async def read_log(server: RunningServer, code: str) -> list[bytes]:
     [("schmier6", [0, 1, 4], 0), ("schmier5", [0, 2], 300), ("wisconsin4", [1, 2], 0)],
 )
 async def test_frames_leak_nothing(
-    server: RunningServer, variant: str, humans: list[int], timer: int
+    server_factory: ServerFactory, variant: str, humans: list[int], timer: int
 ) -> None:
+    # Every person commits to entropy and reveals it when asked, but the last one, who
+    # withholds it (each deal then waits out the reveal window, kept short).
+    server = server_factory(reveal_ms=100)
     rules = {"target": 7, "turn_seconds": timer}
-    code, clients, watchers, _ = await seat_table(
-        server, variant, humans, rules=rules, spectators=1
-    )
     rng = random.Random(f"secrecy-{variant}")
+    committers: dict[int, Committer] = {}
+
+    def commit(seat: int, client: Client) -> None:
+        committers[seat] = Committer.attach(client, rng, withhold=seat == humans[-1])
+
+    code, clients, watchers, _ = await seat_table(
+        server, variant, humans, rules=rules, spectators=1, on_connect=commit
+    )
     # The room's record is asked for all game long, by somebody outside the room.
     poller = RecordPoller(server, code)
     stop = asyncio.Event()
@@ -162,12 +175,19 @@ async def test_frames_leak_nothing(
     # Hints: each one of the asker's own legal actions, and only the askers got any.
     assert sum(check_hints(c.frames) for c in clients.values()) > 10
     assert check_hints(watchers[0].frames) == 0
-    # No frame ever held a server seed, of a dealt deck or of the next one.
+    # No frame ever held a server seed, of a dealt deck or of the next one, nor any
+    # player's commit or value; only committed seats were asked to reveal, each time.
     stored = await server.app.state.rooms.store.load(code)
     assert stored is not None
-    seeds = seeds_of(log, RoomRecord.from_bytes(stored.snapshot))
+    final = RoomRecord.from_bytes(stored.snapshot)
+    seeds = seeds_of(log, final)
+    secrets = players_secrets(log, final)
+    assert len(secrets) >= 2 * len(humans)  # a commit and a value (or its commit) each
     for client in [*clients.values(), *watchers]:
-        no_seed_in_frames(client.frames, seeds)
+        no_seed_in_frames(client.frames, seeds, secrets)
+    for seat, client in clients.items():
+        assert check_reveals(client.frames, seat) == committers[seat].asked >= 1
+    assert check_reveals(watchers[0].frames, None) == 0
     # What was answered while the game went on is what the finished hands' records say.
     async with loopback.async_client(base_url=server.base_url) as http:
         listed = (await http.get(f"/api/rooms/{code}/hands")).json()
@@ -279,9 +299,13 @@ def test_the_record_checks_catch_a_leak() -> None:
     empty = httpx.Response(200, json=[])
     missing = httpx.Response(404, json={"detail": "no finished hand with that number"})
     poller._check(playing, playing, log, 0, [empty], [(1, missing)])
-    for leak in (pending.server_seed, "d" * 64):
+    # A player's commit to the undealt deck, and a value that went into the hand in play.
+    committed = replace(playing, next_deal=pending.with_commit(1, "e" * 64))
+    deal["entropy"] = [None, "f" * 20, None, None]
+    log = [orjson.dumps({"seat": None, "action": {}, "deal": deal})]
+    for leak in (pending.server_seed, "d" * 64, "e" * 64, "f" * 20):
         with pytest.raises(AssertionError):
-            poller._check(playing, playing, log, 0, [httpx.Response(200, text=leak)], [])
+            poller._check(committed, committed, log, 0, [httpx.Response(200, text=leak)], [])
     answered = httpx.Response(200, json={"n": 1, "deal": {"commitment": "c" * 64}})
     with pytest.raises(AssertionError):
         poller._check(playing, playing, log, 0, [empty], [(1, answered)])
@@ -289,3 +313,14 @@ def test_the_record_checks_catch_a_leak() -> None:
         no_seed_in_frames(
             [{"type": "chat", "text": pending.server_seed}], {"x": pending.server_seed}
         )
+    with pytest.raises(AssertionError):  # a commit or a value in a frame
+        no_seed_in_frames([{"type": "chat", "text": "e" * 64}], {}, {"e" * 64})
+    # A reveal frame to a seat that did not commit, or to a spectator.
+    shown = {"type": "state", "view": {"next_deal": {**pending.view(), "revealing": True}}}
+    asked = {"type": "reveal", "commitment": pending.commitment}
+    with pytest.raises(AssertionError):
+        check_reveals([shown, asked], 0)
+    with pytest.raises(AssertionError):
+        check_reveals([shown, asked], None)
+    shown["view"]["next_deal"]["committed"] = [0]
+    assert check_reveals([shown, asked], 0) == 1

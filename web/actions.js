@@ -36,10 +36,12 @@ const PHASES = {
   play: playPanel,
   hand_over: handOverPanel,
   game_over: gameOverPanel,
+  // The deal is due and waits (at most a moment) for the players' revealed values.
+  deal: () => [h("p", { class: "muted dealing" }, t("deal.revealing"))],
 };
 
 // In these phases nobody is "awaited": there is no "waiting for …" line.
-const NO_WAITING = new Set(["lobby", "hand_over", "game_over"]);
+const NO_WAITING = new Set(["lobby", "deal", "hand_over", "game_over"]);
 
 export function renderActions() {
   const v = room.view;

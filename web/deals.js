@@ -4,9 +4,13 @@
 //   room, so a reload remembers what was shown before a deal); a deal this browser
 //   watched happen on an open socket whose commitment it was never shown is noted too,
 //   as "unannounced": its check fails;
-// - a seated player's browser sends a fresh random value ({"type": "entropy"}) for each
-//   new commitment it sees (crypto.getRandomValues, which plain-http LAN addresses
-//   have too), and remembers it, to say in the review that it went into the deck;
+// - a seated player's browser draws a fresh secret value for each new commitment it
+//   sees (crypto.getRandomValues, which plain-http LAN addresses have too) and commits
+//   to it ({"type": "entropy", "commit": sha256_hex(value)}); it sends the value itself
+//   only when the server asks for it ({"type": "reveal"}), once every commit is fixed.
+//   The values stay in this tab (memory and sessionStorage, so that a reload in the
+//   middle of a reveal can still answer it), never in localStorage, and say in the
+//   review that this browser's value went into the deck;
 // - every finished hand of the room is fetched once (`GET /api/rooms/{code}/hands/{n}`)
 //   and checked on its own by fairness.js; the outcomes are kept by hand number.
 //
@@ -16,13 +20,39 @@
 
 import { api } from "./net.js";
 import { checkRecord } from "./fairness.js";
-import { hex } from "./sha256.js";
+import { hex, sha256Hex } from "./sha256.js";
 
 const KEEP = 300; // commitments remembered per room
+const KEEP_SECRETS = 20; // this tab's secret values kept per room
 const STORE = "schmier.deals.";
+const SECRETS = "schmier.secrets.";
 
 function storeKey(code) {
   return `${STORE}${code.toLowerCase()}`;
+}
+
+function secretsKey(code) {
+  return `${SECRETS}${code.toLowerCase()}`;
+}
+
+function loadSecrets(code) {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(secretsKey(code)) || "{}") || {};
+    const values = saved.values && typeof saved.values === "object" ? saved.values : {};
+    return { values, last: typeof saved.last === "string" ? saved.last : null };
+  } catch {
+    return { values: {}, last: null };
+  }
+}
+
+function saveSecrets(deals) {
+  const values = Object.fromEntries(Object.entries(deals.secrets).slice(-KEEP_SECRETS));
+  deals.secrets = values;
+  try {
+    sessionStorage.setItem(secretsKey(deals.code), JSON.stringify({ values, last: deals.last }));
+  } catch {
+    /* kept in memory only: a reload in the middle of a reveal withholds the value */
+  }
 }
 
 /** A fresh `room.deals` for room `code`, with what this browser noted before. */
@@ -33,11 +63,15 @@ export function dealsFor(code) {
   } catch {
     saved = {};
   }
+  const secrets = loadSecrets(code);
   return {
     code,
     announced: new Set(Array.isArray(saved.announced) ? saved.announced : []),
     unannounced: new Set(Array.isArray(saved.unannounced) ? saved.unannounced : []),
-    sent: saved.sent && typeof saved.sent === "object" ? saved.sent : {}, // commitment -> value
+    secrets: secrets.values, // commitment seen -> the secret value committed to for it
+    last: secrets.last, // the commitment whose value this tab committed to last
+    committedOn: null, // "commitment:seat" this socket sent its commit for
+    revealing: false, // a value was just sent: a refusal of it is no news to the player
     lastDeal: null, // the deal's commitment in the previous view of this socket
     records: new Map(), // n -> the hand's record
     results: new Map(), // n -> the outcome of checkRecord
@@ -49,11 +83,10 @@ export function dealsFor(code) {
 
 function save(deals) {
   const trim = (set) => [...set].slice(-KEEP);
-  const sent = Object.fromEntries(Object.entries(deals.sent).slice(-KEEP));
   try {
     localStorage.setItem(
       storeKey(deals.code),
-      JSON.stringify({ announced: trim(deals.announced), unannounced: trim(deals.unannounced), sent }),
+      JSON.stringify({ announced: trim(deals.announced), unannounced: trim(deals.unannounced) }),
     );
   } catch {
     /* not remembered: a reload only knows less */
@@ -67,12 +100,13 @@ export function freshEntropy() {
 
 /**
  * Note what `view` shows of the deals. `fresh`: the first view of a new socket (a deal
- * that happened while this browser was away is no news). Returns the entropy value to
- * send now, or null.
+ * that happened while this browser was away is no news). Returns the commit to send
+ * now (`sha256_hex` of a fresh secret value, drawn for each new commitment), or null.
  */
 export function noteDeal(deals, view, fresh) {
   let dirty = false;
-  const next = view.next_deal && view.next_deal.commitment;
+  const pending = view.next_deal || null;
+  const next = pending && pending.commitment;
   const dealt = view.deal && view.deal.commitment;
   if (dealt && !fresh && dealt !== deals.lastDeal && !deals.announced.has(dealt)) {
     deals.unannounced.add(dealt);
@@ -83,14 +117,30 @@ export function noteDeal(deals, view, fresh) {
     deals.announced.add(next);
     dirty = true;
   }
-  let value = null;
-  const seated = view.you !== null && view.you !== undefined;
-  if (next && seated && !deals.sent[next]) {
-    value = freshEntropy();
-    deals.sent[next] = value;
-    dirty = true;
-  }
   if (dirty) save(deals);
+  if (fresh) deals.committedOn = null;
+  const seated = view.you !== null && view.you !== undefined;
+  // Once per commitment and seat (a player moved to another seat commits there too).
+  const key = `${next}:${view.you}`;
+  // No commit is taken while the values are being revealed: the next commitment gets one.
+  if (!next || !seated || pending.revealing || deals.committedOn === key) return null;
+  deals.committedOn = key;
+  if ((pending.committed || []).includes(view.you) && deals.secrets[next]) return null; // a reload
+  if (!deals.secrets[next]) deals.secrets[next] = freshEntropy();
+  deals.last = next;
+  saveSecrets(deals);
+  return sha256Hex(deals.secrets[next]);
+}
+
+/**
+ * The value to send in answer to `{"type": "reveal", "commitment": C}`: the one committed
+ * to for C; else the last one committed to (a commit that reached the room only after
+ * the deck it was meant for had been dealt counts for the next deck, C); null when this
+ * tab committed to nothing (it cannot answer: the value stays withheld).
+ */
+export function revealFor(deals, commitment) {
+  const value = deals.secrets[commitment] || (deals.last && deals.secrets[deals.last]) || null;
+  deals.revealing = Boolean(value);
   return value;
 }
 
@@ -101,9 +151,9 @@ export function seenBefore(deals, commitment) {
   return deals.announced.has(commitment) ? "seen" : "absent";
 }
 
-/** Whether the record's entropy holds the value this browser sent for its deck. */
+/** Whether the record's entropy holds the value this tab committed to for its deck. */
 export function mineIn(deals, record) {
-  const value = deals && deals.sent[record.deal.commitment];
+  const value = deals && deals.secrets[record.deal.commitment];
   return Boolean(value) && (record.deal.entropy || []).includes(value);
 }
 

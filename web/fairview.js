@@ -1,6 +1,7 @@
 // How the checks of the deals show (deals.js makes them): one line per hand ("✓ Deal
-// verified"), a mark for the history's rows, and the room's alarm, which stays up as
-// long as any hand of the room failed its check.
+// verified", how many revealed values matched their commitments, who withheld one), a
+// mark for the history's rows, and the room's alarm, which stays up as long as any hand
+// of the room failed its check.
 
 import { t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
@@ -8,6 +9,25 @@ import { tally } from "./deals.js";
 
 function problemText(p) {
   return t(p.key, p.params);
+}
+
+/** Who withheld a value ("Seat 3" for a seat whose name the record lacks). */
+export function withheldNames(outcome) {
+  return (outcome.withheld || []).map((w) => w.name || t("seat.n", { n: w.seat + 1 })).join(", ");
+}
+
+/** What the players' commits add to a check: how many revealed values matched their
+ * commitments, and, plainly, who withheld theirs (nothing for a record without). */
+function commitParts(outcome) {
+  const parts = [];
+  if (outcome.revealed) {
+    parts.push(" ", h("span", { class: "muted fair-revealed" }, t("fair.revealed", { count: outcome.revealed })));
+  }
+  if ((outcome.withheld || []).length) {
+    const seats = outcome.withheld.map((w) => String(w.seat)).join(" ");
+    parts.push(" ", h("span", { class: "fair-withheld", dataset: { withheld: seats } }, `⚠ ${t("fair.withheld", { names: withheldNames(outcome) })}`));
+  }
+  return parts;
 }
 
 /** The outcome of hand `n`'s check as one line (checking, verified, failed, uncheckable). */
@@ -20,6 +40,7 @@ export function fairLine(outcome, n) {
       h("strong", {}, `✗ ${t("fair.failed")}`),
       " ",
       outcome.problems.map(problemText).join(" "),
+      ...commitParts(outcome),
     );
   }
   if (outcome.state === "unchecked") {
@@ -32,6 +53,7 @@ export function fairLine(outcome, n) {
     h("strong", {}, `✓ ${t("fair.verified")}`),
     " ",
     h("span", { class: "muted" }, seen),
+    ...commitParts(outcome),
   );
 }
 

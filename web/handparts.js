@@ -188,12 +188,19 @@ export function resultOf(record, book) {
   );
 }
 
-/** The check of the deal and what it was made from (seed, each seat's value). */
+/** The check of the deal and what it was made from (seed, each seat's commitment and
+ * value; a value withheld says so plainly). */
 export function dealPanel(record, outcome) {
   const deal = record.deal || {};
+  const withheld = new Set(deal.withheld || []);
   const value = (seat) => {
     const e = (deal.entropy || [])[seat];
+    if (withheld.has(seat)) return h("strong", { class: "fair-withheld", dataset: { withheld: String(seat) } }, `⚠ ${t("review.withheld")}`);
     return e ? h("code", {}, e) : h("span", { class: "muted" }, t("review.no_entropy"));
+  };
+  const commit = (seat) => {
+    const c = (deal.commits || [])[seat];
+    return c ? [h("dt", {}, t("review.commit_of", { name: nameIn(record, seat) })), h("dd", {}, h("code", {}, c))] : [];
   };
   return h(
     "details",
@@ -206,7 +213,11 @@ export function dealPanel(record, outcome) {
       h("dd", {}, h("code", {}, deal.commitment || "—")),
       h("dt", {}, t("review.seed")),
       h("dd", {}, h("code", {}, deal.server_seed || "—")),
-      (record.seats || []).map((s) => [h("dt", {}, t("review.entropy_of", { name: nameIn(record, s.seat) })), h("dd", {}, value(s.seat))]),
+      (record.seats || []).map((s) => [
+        ...commit(s.seat),
+        h("dt", {}, t("review.entropy_of", { name: nameIn(record, s.seat) })),
+        h("dd", {}, value(s.seat)),
+      ]),
     ),
     outcome && outcome.mine ? h("p", { class: "muted" }, t("fair.mine")) : null,
     h("p", { class: "muted small" }, t("review.check_yourself")),

@@ -21,7 +21,7 @@
 import { botName, t, has } from "./i18n.js";
 import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
-import { checkDeals, dealsFor, noteDeal } from "./deals.js";
+import { checkDeals, dealsFor, noteDeal, revealFor } from "./deals.js";
 import { trickHoldMs } from "./hold.js";
 import { useDeck } from "./cardface.js";
 import { noteTurnTimer } from "./timer.js";
@@ -187,6 +187,14 @@ function onMessage(msg) {
     room.chat.push(msg);
     if (room.chat.length > CHAT_KEEP) room.chat.shift();
     changed("chat");
+  } else if (msg.type === "reveal") {
+    // The deal is due: this tab's secret value for it, committed to before.
+    const value = revealFor(room.deals, msg.commitment);
+    if (value) room.conn.send({ type: "entropy", value });
+  } else if (msg.type === "error" && msg.code === "bad_message" && room.deals.revealing) {
+    // Our value was not the one the room holds a commit for (another tab of this seat
+    // committed last, and answers with its own): nothing the player did.
+    room.deals.revealing = false;
   } else if (msg.type === "error") {
     // A refusal answers the move or the chat line sent last: either may be sent again.
     room.moved = null;
@@ -234,10 +242,11 @@ function applyView(view, fresh) {
     room.sheet = { entries: [], lastKey: room.sheet.lastKey, game: (room.sheet.game || 0) + 1 };
   }
   recordHand(view);
-  // A fresh random value for each new commitment (seated only), and a check of every
-  // finished hand: all of them at first, then each one as it is scored.
-  const entropy = noteDeal(room.deals, view, fresh);
-  if (entropy) room.conn.send({ type: "entropy", value: entropy });
+  // A commit to a fresh secret value for each new commitment (seated only), and a check
+  // of every finished hand: all of them at first, then each one as it is scored.
+  room.deals.revealing = false;
+  const commit = noteDeal(room.deals, view, fresh);
+  if (commit) room.conn.send({ type: "entropy", commit });
   const scored = Boolean(prev && view.last_hand) && JSON.stringify(view.last_hand) !== JSON.stringify(prev.last_hand);
   if (!prev || scored) checkDeals(room.deals, room.book, dealsChecked, scored);
   changed("view");

@@ -8,12 +8,18 @@ import { SUIT_SYMBOL, cardShort } from "./cards.js";
 import { gameLabel } from "./games.js";
 import { handFacts } from "./steps.js";
 import { nameIn, sideIn, unitLabel } from "./handparts.js";
+import { withheldNames } from "./fairview.js";
 
 const cards = (list) => (list.length ? list.map(cardShort).join(" ") : "—");
 
 function outcomeText(outcome) {
   if (!outcome) return t("fair.checking");
-  if (outcome.state === "verified") return `✓ ${t("fair.verified")}`;
+  if (outcome.state === "verified") {
+    const parts = [`✓ ${t("fair.verified")}`];
+    if (outcome.revealed) parts.push(t("fair.revealed", { count: outcome.revealed }));
+    if ((outcome.withheld || []).length) parts.push(t("fair.withheld", { names: withheldNames(outcome) }));
+    return parts.join(" ");
+  }
   if (outcome.state === "unchecked") return t("fair.problem.legacy");
   return `✗ ${t("fair.failed")} ${outcome.problems.map((p) => t(p.key, p.params)).join(" ")}`;
 }
@@ -71,7 +77,12 @@ export function transcript(record, book, outcome, link) {
   add(`${t("review.deal_check")}: ${outcomeText(outcome)}`);
   add(`  ${t("review.commitment")}: ${deal.commitment || "—"}`);
   add(`  ${t("review.seed")}: ${deal.server_seed || "—"}`);
-  (deal.entropy || []).forEach((e, s) => add(`  ${t("review.entropy_of", { name: name(s) })}: ${e || "—"}`));
+  const withheld = new Set(deal.withheld || []);
+  (deal.entropy || []).forEach((e, s) => {
+    const commit = (deal.commits || [])[s];
+    if (commit) add(`  ${t("review.commit_of", { name: name(s) })}: ${commit}`);
+    add(`  ${t("review.entropy_of", { name: name(s) })}: ${withheld.has(s) ? t("review.withheld") : e || "—"}`);
+  });
   add(`  ${t("review.deck")}: ${(deal.deck || []).join(" ")}`);
   return `${lines.join("\n")}\n`;
 }

@@ -69,7 +69,9 @@ class Client:
         """The lines of the `chat_history` frame that followed the first state."""
         self.on_state: Callable[[dict[str, Any]], Awaitable[None]] | None = None
         """Called with every state frame as it arrives, before anyone waiting sees it (a
-        test sends entropy from here, say)."""
+        test commits to its entropy from here, say)."""
+        self.on_reveal: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        """Called with every `reveal` frame as it arrives (a test reveals from here)."""
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -96,6 +98,8 @@ class Client:
                     self.state = frame
                     if self.on_state is not None:
                         await self.on_state(frame)
+                elif frame["type"] == "reveal" and self.on_reveal is not None:
+                    await self.on_reveal(frame)
                 await self._queue.put(frame)
         except websockets.ConnectionClosed:
             pass

@@ -39,6 +39,12 @@ def commitment(server_seed: str) -> str:
     return hashlib.sha256(server_seed.encode("ascii")).hexdigest()
 
 
+def entropy_commit(value: str) -> str:
+    """`sha256_hex` of a player's secret value: the commit a seat sends before anyone
+    reveals (docs/fairness.md), hashed like the seed, as its ASCII characters."""
+    return hashlib.sha256(value.encode("ascii")).hexdigest()
+
+
 def mixed_seed(server_seed: str, entropy: Sequence[str | None]) -> bytes:
     """`S`: the seed and every seat's entropy (None: the empty string), joined by ":"."""
     text = ":".join([server_seed, *(e or "" for e in entropy)])

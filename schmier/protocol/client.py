@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
 from schmier.engine import MAX_DISCARD, Action
 from schmier.engine.bots import levels
 from schmier.engine.cards import CARD_INDEX, SUITS
-from schmier.protocol.vocabulary import CHAT_MAX, Card, EntropyHex, Suit
+from schmier.protocol.vocabulary import CHAT_MAX, Card, EntropyHex, Hex64, Suit
 
 
 class _Frame(BaseModel):
@@ -137,11 +137,20 @@ class Rematch(_Frame):
 
 
 class Entropy(_Frame):
-    """A seated player's randomness for the next deck, sent after seeing its commitment
-    (`view.next_deal`); the last value each seat sends before the deal counts."""
+    """A seated player's randomness for the next deck, in two steps (docs/fairness.md):
+    `commit` (`sha256_hex` of a secret value) while `view.next_deal` is shown, the last
+    one before the reveal counting; then `value`, the secret itself, only when the server
+    asks for it (`reveal`). Exactly one of the two."""
 
     type: Literal["entropy"]
-    value: EntropyHex
+    commit: Hex64 | None = None
+    value: EntropyHex | None = None
+
+    @model_validator(mode="after")
+    def _one_of_two(self) -> Entropy:
+        if (self.commit is None) == (self.value is None):
+            raise ValueError("an entropy frame carries either `commit` or `value`")
+        return self
 
 
 class Hint(_Frame):

@@ -52,7 +52,13 @@ class RevealedDeal(_Out):
     from before provably fair deals)."""
     server_seed: Hex64 | None
     entropy: list[str | None]
-    """Each seat's entropy that went into the deck (None: that seat sent none)."""
+    """Each seat's entropy `ek` as the deck used it: its revealed value, its commit when
+    it withheld the value, None (the empty string) when it did not commit."""
+    commits: list[Hex64 | None] | None = None
+    """Each seat's commit to its value, `sha256_hex(v)` (None: none); absent (None) for
+    a hand dealt before commit-reveal, whose values were sent openly."""
+    withheld: list[int] = []
+    """The seats that committed but did not reveal their value in time."""
     deck: list[Card]
 
 

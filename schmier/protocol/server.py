@@ -65,9 +65,16 @@ class LastHand(_Out):
 
 
 class NextDealView(_Out):
-    """The commitment to the next deck: `sha256_hex` of its secret server seed."""
+    """The commitment to the next deck (`sha256_hex` of its secret server seed), and the
+    players' part in it so far (docs/fairness.md)."""
 
     commitment: Hex64
+    committed: list[int] = Field(default_factory=list)
+    """The seats whose commit to their entropy counts so far (seats only: never a
+    commit or a value)."""
+    revealing: bool = False
+    """The deal is due and waits (at most `SCHMIER_REVEAL_MS`) for the committed seats'
+    values; no commit is taken meanwhile."""
 
 
 class DealView(_Out):
@@ -161,6 +168,16 @@ class HintFrame(_Out):
     action: dict[str, Any]
 
 
+class RevealFrame(_Out):
+    """To every socket of a seat that committed to its entropy, when the deal is due
+    (and to such a socket that connects while the reveal is open): send the value now,
+    `{"type": "entropy", "value": v}`. `commitment` is the `next_deal` commitment of the
+    deck about to be dealt."""
+
+    type: Literal["reveal"]
+    commitment: Hex64
+
+
 class PausedFrame(_Out):
     """(extension) The table is paused: the server cannot save anything right now (its
     store is unreachable). Actions are answered `store_unavailable` until `resumed`."""
@@ -178,7 +195,14 @@ class ResumedFrame(_Out):
 
 
 ServerFrame = Annotated[
-    StateFrame | ErrorFrame | ChatFrame | ChatHistoryFrame | PausedFrame | ResumedFrame | HintFrame,
+    StateFrame
+    | ErrorFrame
+    | ChatFrame
+    | ChatHistoryFrame
+    | PausedFrame
+    | ResumedFrame
+    | HintFrame
+    | RevealFrame,
     Field(discriminator="type"),
 ]
 SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
@@ -190,4 +214,5 @@ SERVER_TYPES: tuple[str, ...] = (
     "paused",
     "resumed",
     "hint",
+    "reveal",
 )

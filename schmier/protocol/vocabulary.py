@@ -16,7 +16,11 @@ Hex64 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 """A SHA-256 digest or a server seed: 64 lowercase hex characters."""
 EntropyHex = Annotated[str, Field(pattern=r"^[0-9a-f]{16,64}$")]
 """A player's entropy for a deck: 16 to 64 lowercase hex characters."""
-Phase = Literal["lobby", "bidding", "trump", "discard", "call", "play", "hand_over", "game_over"]
+Phase = Literal[
+    "lobby", "deal", "bidding", "trump", "discard", "call", "play", "hand_over", "game_over"
+]
+"""`deal` (an extension): the cards are about to be dealt, waiting for the players'
+entropy to be revealed (docs/fairness.md); it lasts at most `SCHMIER_REVEAL_MS`."""
 ErrorCode = Literal[
     "bad_message",
     "not_your_turn",

@@ -34,7 +34,7 @@ from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
-from schmier.rooms import chat, mailbox, outage, table, thinking
+from schmier.rooms import chat, fairness, mailbox, outage, table, thinking
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import (
@@ -247,12 +247,11 @@ class RoomActor(mailbox.Door):
 
     def adopt(self, record: RoomRecord, version: int, snapshot: bytes | None = None) -> None:
         """Take `record` (committed as `version`) as the room's and send every view."""
-        before = self.record.state
-        self.version = version
-        self.record = record
-        if record.state is not before:
-            self.clock.state_changed(before, record.state, self._loop.time())
+        previous, self.record, self.version = self.record, record, version
+        if record.state is not previous.state:
+            self.clock.state_changed(previous.state, record.state, self._loop.time())
         self._broadcast(snapshot)
+        fairness.ask(previous.next_deal, record.next_deal, self._peers.all())
 
     # What an outage needs of the room (`outage.PausedRoom`).
     apply = _apply
@@ -298,10 +297,10 @@ class RoomActor(mailbox.Door):
         # Nobody is connected to a room that was just loaded. This is not committed on
         # its own (it would bump `seq` for nothing); the next change stores it.
         seats = tuple(replace(s, connected=False) for s in self.record.seats)
-        self.record = replace(self.record, seats=seats)
+        self.record = self.clock.resumed(replace(self.record, seats=seats), time.time())
         await self._talk.load()
         state = self.record.state
-        if state is not None and state.phase == "deal":
+        if state is not None and state.phase == "deal" and not table.revealing(self.record):
             with contextlib.suppress(StoreUnavailable):  # paused; dealt once it is back
                 await self._apply(table.with_deal(self.record, state, [], self._shuffler))
         now = self._loop.time()
@@ -340,6 +339,7 @@ class RoomActor(mailbox.Door):
             # socket's first state (see cluster/follower.py).
             peer.send(self._talk.history_frame())
         outage.tell_paused(self, peer)
+        fairness.ask(None, self.record.next_deal, [peer])  # a reveal open: its value
         return True
 
     async def drop_peer(self, peer: Peer) -> None:
@@ -404,7 +404,8 @@ class RoomActor(mailbox.Door):
             self._thinking.hint(self.record, self.version, seat, peer, self._rng)
         else:
             change = table.for_frame(self.record, seat, frame, self._shuffler)
-            await self._apply(change.with_op(op))
+            if change.record is not self.record or change.entries:  # else: nothing to save
+                await self._apply(change.with_op(op))
             if isinstance(frame, Start):
                 event("room.start", room=self.code, dealer=change.record.first_dealer)
 

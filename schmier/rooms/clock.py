@@ -1,5 +1,6 @@
 """When a room does something by itself: a bot's move, autoplay for a player who went
-quiet or whose turn timer ran out, the next deal after a scored hand, the idle stop.
+quiet or whose turn timer ran out, the next deal after a scored hand or at the end of
+the reveal window, the idle stop.
 
 Timers are not tasks. The clock keeps when each seat's turn began and when each player
 left, and says when the next thing is due; the actor waits for its mailbox until then,
@@ -7,10 +8,12 @@ so every change of the room still happens on its one task. Nothing here reads a 
 every method is told `now` (the actor's loop time), which keeps the rules of timing
 plain to read and to test.
 
-The turn timer (room rule `turn_seconds`) is the one timer kept in the room's record
-rather than here: its deadline is shown to every viewer (`turn_ends_in`), also by other
-instances and after a restart, so it is a wall-clock time committed with the turn it
-times (`timed`). The clock only converts it to its own time (`wall_offset`).
+Two timers are kept in the room's record rather than here, as wall-clock times committed
+with the change that starts them (`timed`), so that other instances and a restarted or
+new owner go on with them: the turn timer (room rule `turn_seconds`), whose deadline is
+shown to every viewer (`turn_ends_in`), and the reveal window before a deal
+(`SCHMIER_REVEAL_MS`, docs/fairness.md). The clock only converts them to its own time
+(`wall_offset`).
 """
 
 from __future__ import annotations
@@ -93,11 +96,28 @@ class Clock:
             self.phase_since = now
 
     def timed(self, before: RoomRecord, after: RoomRecord, wall: float) -> RoomRecord:
-        """`after` (the record about to be committed over `before`) with the deadline of
-        its timed turn: none unless a person's turn is awaited and the room has a timer;
-        kept while the same turn goes on (a seat connecting, another seat's simultaneous
-        discard); else `turn_seconds` from now, after the trick pause when a trick
-        was just completed (the turn starts when the bots' would, `state_changed`).
+        """`after` (the record about to be committed over `before`) with its deadlines:
+        the reveal window's (`_reveal_deadline`), and the turn's (`_turn_deadline`)."""
+        after = _reveal_deadline(after, wall + self.settings.reveal_ms / 1000)
+        return self._turn_deadline(before, after, wall)
+
+    def resumed(self, record: RoomRecord, wall: float) -> RoomRecord:
+        """`record` as just loaded, with an open reveal window lasting at least
+        `SCHMIER_REVEAL_MS` from now: the players had to reconnect to the new owner,
+        which asks them again for their values, and they get the time to answer.
+        Not committed on its own (the change that follows saves it)."""
+        pending = record.next_deal
+        if pending is None or not pending.revealing:
+            return record
+        until = max(pending.reveal_until or 0.0, wall + self.settings.reveal_ms / 1000)
+        return replace(record, next_deal=replace(pending, reveal_until=until))
+
+    def _turn_deadline(self, before: RoomRecord, after: RoomRecord, wall: float) -> RoomRecord:
+        """`after` with the deadline of its timed turn: none unless a person's turn is
+        awaited and the room has a timer; kept while the same turn goes on (a seat
+        connecting, another seat's simultaneous discard); else `turn_seconds` from now,
+        after the trick pause when a trick was just completed (the turn starts when the
+        bots' would, `state_changed`).
 
         `wall`: the wall-clock time now. The deadline is one, and is counted from one, so
         the time left a view shows is never more than the turn's (the loop's clock and
@@ -187,13 +207,27 @@ class Clock:
         if state is None:
             return []
         if engine.needs_deal(state):
-            return [Due(self.phase_since + self.settings.hand_pause, None)]
+            return [Due(self.deal_due(record, state), None)]
         out = []
         for seat in engine.turn(state):
             at = self.seat_due(record, seat, present(seat))
             if at is not None:
                 out.append(Due(at, seat))
         return sorted(out)
+
+    def deal_due(self, record: RoomRecord, state: engine.State) -> float:
+        """When a room waiting for a deal acts: at the end of the reveal window while one
+        is open (the values that came in are complete earlier, and deal at once, without
+        the clock); right away in the engine's `deal` phase (a room loaded in it); after
+        the pause that shows a scored hand (`hand_over`)."""
+        pending = record.next_deal
+        if pending is not None and pending.revealing:
+            if pending.reveal_until is None:
+                return self.phase_since
+            return pending.reveal_until - self.wall_offset
+        if state.phase == "deal":
+            return self.phase_since
+        return self.phase_since + self.settings.hand_pause
 
     def idle_due(self) -> float:
         """When the room stops for lack of sockets (inf while one is connected)."""
@@ -219,6 +253,15 @@ class Clock:
             return None
         due = [d for d in self.due(record, present) if d.at <= now]
         return due[0] if due else None
+
+
+def _reveal_deadline(record: RoomRecord, deadline: float) -> RoomRecord:
+    """`record` with `deadline` as the end of its reveal window when the window opens
+    with it (a window already open keeps its end)."""
+    pending = record.next_deal
+    if pending is None or not pending.revealing or pending.reveal_until is not None:
+        return record
+    return replace(record, next_deal=replace(pending, reveal_until=deadline))
 
 
 def _with_deadline(record: RoomRecord, deadline: float | None) -> RoomRecord:

@@ -54,9 +54,10 @@ def public_part(record: RoomRecord) -> dict[str, Any]:
         base = engine.public_view(record.state)
     base["code"] = record.code
     # Provably fair deals: commitments only, never a seed (the seed of the next deck is
-    # the room's secret until the hand dealt from it has been scored).
+    # the room's secret until the hand dealt from it has been scored), and of the
+    # players' commits only who committed.
     pending = record.next_deal
-    base["next_deal"] = None if pending is None else {"commitment": pending.commitment}
+    base["next_deal"] = None if pending is None else pending.view()
     base["deal"] = None if record.dealt is None else {"commitment": record.dealt}
     base["seats"] = [seat_entry(entry, record.seats[entry["seat"]]) for entry in base["seats"]]
     return base

@@ -2,10 +2,11 @@
 
 The snapshot holds the seats (name, kind, token hash, connected), the variant, the
 rules, the first dealer, the engine state (`engine.state_to_json`), the committed seed of
-the next deck with the entropy players added to it, and the commitment of the deck in
-play. Chat lines are kept beside it (`RoomStore.add_chat`), not in it: the snapshot is
-written at every change. The record is immutable: the actor builds the next record,
-commits it, and only then adopts it, so a failed commit leaves the room exactly as it was.
+the next deck with the players' commits and revealed values for it (and the reveal
+window, while one is open), and the commitment of the deck in play. Chat lines are kept
+beside it (`RoomStore.add_chat`), not in it: the snapshot is written at every change. The
+record is immutable: the actor builds the next record, commits it, and only then adopts
+it, so a failed commit leaves the room exactly as it was.
 """
 
 from __future__ import annotations
@@ -69,8 +70,9 @@ class RoomRecord:
     applied (and must only acknowledge) from one it never saw (and must apply).
     """
     next_deal: NextDeal | None = None
-    """The next deck's secret seed and the entropy added to it. None only in a room read
-    from a format 1 snapshot, until its next change (`table.Change.stored` adds one)."""
+    """The next deck's secret seed, the players' commits and values for it, the reveal
+    window. None only in a room read from a format 1 snapshot, until its next change
+    (`table.Change.stored` adds one)."""
     dealt: str | None = None
     """The commitment of the last deck dealt (the hand in play, or the one just scored)."""
     turn_deadline: float | None = None
@@ -183,6 +185,10 @@ class RoomRecord:
             }
             for k, s in enumerate(self.seats)
         ]
+
+    def players(self) -> set[int]:
+        """The seats a person holds."""
+        return {k for k, s in enumerate(self.seats) if s.kind == "human"}
 
     def deal_seats(self) -> list[dict[str, Any]]:
         """Who sits where, as a hand's record names them (kept in the log with a deal)."""

@@ -2,9 +2,9 @@
 
 The log already holds everything a record needs, in the order it happened: every
 accepted engine action (each seat's bids, trump, discards with their cards, the call,
-every card played) and every deal with its deck, the seed and entropy it came from and
-the seating at that moment (`record.log_entry`). So a hand's record is not written
-separately: folding the log through the engine gives each hand at the moment it is
+every card played) and every deal with its deck, the seed, commits and entropy it came
+from and the seating at that moment (`record.log_entry`). So a hand's record is not
+written separately: folding the log through the engine gives each hand at the moment it is
 scored, and only then (a hand in play has no record; a hand everybody passed, none at
 all). See docs/architecture.md, "Hand records", for why.
 
@@ -140,6 +140,10 @@ class Book:
                 "commitment": notes.get("commitment"),
                 "server_seed": notes.get("server_seed"),
                 "entropy": list(notes.get("entropy") or [None] * seats),
+                # A deal logged before commit-reveal has neither (its values were sent
+                # openly): `commits` null tells a checker so.
+                "commits": notes.get("commits"),
+                "withheld": list(notes.get("withheld") or []),
                 "deck": deck,
             },
             hands=hands,

@@ -9,7 +9,8 @@ gets an `error` frame) or `JoinRefused` (an HTTP status), and then nothing has c
 
 Randomness comes in through a `Shuffler`: the first dealer, and the server seed of every
 deck. The deck itself is not drawn: it follows from the seed committed before the deal and
-the entropy the seated players added (`schmier.engine.fairness`, docs/fairness.md).
+the entropy the seated players committed to and revealed (`schmier.engine.fairness`,
+docs/fairness.md).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, NamedTuple, Protocol
 from schmier import engine
 from schmier.engine import Action
 from schmier.engine.bots import levels
+from schmier.engine.fairness import entropy_commit
 from schmier.protocol import ACTION_FRAMES, AddBot, Entropy, RemoveBot, Start
 from schmier.rooms import fairness
 from schmier.rooms.codes import hash_token, new_token
@@ -102,18 +104,31 @@ def with_deal(
 ) -> Change:
     """`state` in the record, dealt first when the engine waits for a deal right now.
 
-    A deal that follows a start, a rematch or a hand everybody passed is part of the same
-    change, so nobody ever sees a room in the engine's `deal` phase. `now` also deals out
-    of `hand_over` (the end of the pause between hands).
+    A deal is due at once after a start, a rematch or a hand everybody passed; `now`
+    says that its time has come otherwise: the pause between hands is over, or the
+    reveal window closed (both the clock's to say).
 
-    The deck follows from the committed seed and the entropy sent so far; the log keeps
-    both with the deal (and the seating), and a new seed is committed at once for the
-    deal after, which may come at once too (everybody passes).
+    A due deal first opens the reveal when a seat a person holds committed to its
+    entropy (`NextDeal.opened`): the room stays as it is (the engine's `deal` phase
+    after a start, a rematch or a redeal; `hand_over` between hands) while those seats
+    are asked for their values, and deals as soon as all have answered (`entropy`) or
+    when the window closes (`now`). With no commit it deals in the same change, so a
+    room of bots never waits.
+
+    The deck follows from the committed seed and the entropy; the log keeps both with
+    the deal (and the seating), and a new seed is committed at once for the deal after,
+    which may come at once too (everybody passes).
     """
     entries = tuple(entries)
     seats = len(record.seats)
     if engine.needs_deal(state) and (now or state.phase == "deal"):
         pending = record.next_deal or fairness.NextDeal.fresh(seats, shuffler.server_seed())
+        if not pending.revealing:
+            pending = pending.opened(record.players())
+            if pending.revealing:
+                return Change(replace(record, state=state, next_deal=pending), entries)
+        elif not (now or pending.complete()):
+            return Change(replace(record, state=state), entries)
         deal = Action("deal", pending.deck(record.variant))
         state = engine.apply(state, None, deal)
         notes = {"deal": pending.revealed(), "seats": record.deal_seats()}
@@ -121,6 +136,11 @@ def with_deal(
         following = fairness.NextDeal.fresh(seats, shuffler.server_seed())
         record = replace(record, next_deal=following, dealt=pending.commitment)
     return Change(replace(record, state=state), entries)
+
+
+def revealing(record: RoomRecord) -> bool:
+    """Whether the room waits for the players' values before its deal."""
+    return record.next_deal is not None and record.next_deal.revealing
 
 
 def act(record: RoomRecord, seat: int, action: Action, shuffler: Shuffler) -> Change:
@@ -146,7 +166,7 @@ def for_frame(record: RoomRecord, seat: int, frame: Any, shuffler: Shuffler) -> 
     if isinstance(frame, ACTION_FRAMES):
         return act(record, seat, frame.action(), shuffler)
     if isinstance(frame, Entropy):
-        return entropy(record, seat, frame.value)
+        return entropy(record, seat, frame, shuffler)
     raise Refused("bad_message", f"a {frame.type!r} frame is not a table action")
 
 
@@ -178,17 +198,44 @@ def start(record: RoomRecord, shuffler: Shuffler) -> Change:
     return with_deal(replace(record, first_dealer=dealer), state, [], shuffler)
 
 
-def entropy(record: RoomRecord, seat: int, value: str) -> Change:
-    """A seated player's randomness for the next deck (the last value sent counts).
+def entropy(record: RoomRecord, seat: int, frame: Entropy, shuffler: Shuffler) -> Change:
+    """A seated player's commit to its entropy, or the value itself when asked for it.
 
-    Accepted whenever a commitment is shown, which is always (the lobby included). It
-    goes into the next deck dealt: the one committed to in the view the player saw, or,
-    should that deal have come first, the one after, whose seed was fixed before too.
+    A commit is taken whenever a commitment is shown (always, the lobby included) until
+    the reveal of that deck begins; the last one counts, and sending the same one again
+    changes nothing. It goes into the next deck dealt: the one committed to in the view
+    the player saw, or, should that deal have come first, the one after (whose seed was
+    fixed before too). A value is taken only while the reveal is open, from a seat that
+    committed, and only the value its commit is the hash of; the last one makes the
+    deal. Anything else is refused (`bad_message`) and changes nothing.
     """
     pending = record.next_deal
     if pending is None:
         raise Refused("illegal", "no deal is committed yet; try again in a moment")
-    return Change(replace(record, next_deal=pending.with_entropy(seat, value)))
+    if frame.commit is not None:
+        if pending.revealing:
+            raise Refused("bad_message", "the values are being revealed: no commit is taken now")
+        if pending.commits[seat] == frame.commit:
+            return Change(record)
+        return Change(replace(record, next_deal=pending.with_commit(seat, frame.commit)))
+    value = frame.value
+    assert value is not None  # the frame carries one of the two
+    if not pending.revealing:
+        raise Refused(
+            "bad_message",
+            "send only a commit now; the value goes only in answer to a reveal frame",
+        )
+    commit = pending.commits[seat]
+    if commit is None:
+        raise Refused("bad_message", "this seat did not commit to a value for this deal")
+    if entropy_commit(value) != commit:
+        raise Refused("bad_message", "the value does not hash to this seat's commit")
+    if pending.values[seat] == value:
+        return Change(record)
+    pending = pending.with_value(seat, value)
+    record = replace(record, next_deal=pending)
+    assert record.state is not None  # a reveal is only ever open in a game
+    return with_deal(record, record.state, [], shuffler, now=pending.complete())
 
 
 def _in_lobby(record: RoomRecord) -> None:

@@ -199,7 +199,7 @@ def drive(
 
 def answered(table: Table, seq: str | None, view: dict[str, Any], timeout: float = 15) -> None:
     """Wait until a state after `seq` takes our move: our `legal` (or hand, or phase) is
-    not the one we acted on. A state that changes nothing of it (the entropy the page
+    not the one we acted on. A state that changes nothing of it (the commit the page
     sends for each new deck, a seat connecting) is not the answer, and acting on it again
     would click a button that our move is about to take away."""
 

@@ -1,12 +1,14 @@
 """Games whose every hand is checked against its record, over the wire.
 
-`FairTable` seats test clients that send fresh entropy whenever they see a new
-`next_deal` commitment (as the browser does) and remember what they sent; `check_record`
-holds one hand record against everything each socket saw of that hand.
+`FairTable` seats test clients that commit to fresh entropy whenever they see a new
+`next_deal` commitment and reveal it when asked (as the browser does), or withhold it,
+and remember what they sent; `check_record` holds one hand record against everything
+each socket saw of that hand, `check_deal` its deck against the formula.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
 from dataclasses import dataclass, field
@@ -18,49 +20,88 @@ from schmier import engine
 from schmier.engine import fairness
 from schmier.engine.cards import CARD_NAMES
 from tests.support import loopback
-from tests.support.servers import Client, RunningServer
+from tests.support.servers import Client, Player, RunningServer
 
 IN_PLAY = ("bidding", "trump", "discard", "call", "play")
 SCORED = ("hand_over", "game_over")
 
 
-class Entropist:
-    """Sends a fresh random value for every new commitment a seated socket sees."""
+class Committer:
+    """A seat's entropy as the browser gives it: a fresh secret value for every new
+    commitment its socket sees, committed at once (`{"type": "entropy", "commit": h}`),
+    revealed when the server asks (`reveal`) unless `withhold` (the seat goes silent).
 
-    def __init__(self, client: Client, rng: random.Random) -> None:
+    `attach` hooks it to a client before its hello."""
+
+    def __init__(self, client: Client, rng: random.Random, withhold: bool = False) -> None:
         self.client = client
         self.rng = rng
+        self.withhold = withhold
         self.sent: dict[str, str] = {}
-        """The value sent for each commitment (one per commitment)."""
+        """The value committed to for each commitment seen (one per commitment)."""
+        self.last: str | None = None
+        """The value of the last commit sent: the one the server holds."""
+        self.revealed: dict[str, str] = {}
+        """The value revealed for each `reveal` frame's commitment."""
+        self.asked = 0
+        """`reveal` frames received."""
 
-    async def __call__(self, frame: dict[str, Any]) -> None:
+    @classmethod
+    def attach(cls, client: Client, rng: random.Random, withhold: bool = False) -> Committer:
+        committer = cls(client, rng, withhold)
+        committer.hook(client)
+        return committer
+
+    def hook(self, client: Client) -> None:
+        """Commit and reveal through `client` from now on (a new socket of the seat,
+        keeping the secrets, as a reloaded page keeps them in `sessionStorage`)."""
+        self.client = client
+        client.on_state = self.state
+        client.on_reveal = self.reveal
+
+    def secret(self) -> str:
+        return "".join(self.rng.choice("0123456789abcdef") for _ in range(self.rng.randint(16, 64)))
+
+    async def state(self, frame: dict[str, Any]) -> None:
         view = frame["view"]
         pending = view.get("next_deal")
         if view["you"] is None or pending is None or pending["commitment"] in self.sent:
             return
-        value = "".join(
-            self.rng.choice("0123456789abcdef") for _ in range(self.rng.randint(16, 64))
-        )
-        self.sent[pending["commitment"]] = value
-        await self.client.send({"type": "entropy", "value": value})
+        if pending["revealing"]:
+            return  # no commit is taken now; the next commitment gets one
+        value = self.sent[pending["commitment"]] = self.last = self.secret()
+        await self.client.send({"type": "entropy", "commit": fairness.entropy_commit(value)})
+
+    async def reveal(self, frame: dict[str, Any]) -> None:
+        self.asked += 1
+        if self.withhold or self.last is None:
+            return
+        self.revealed[frame["commitment"]] = self.last
+        await self.client.send({"type": "entropy", "value": self.last})
 
 
 @dataclass
 class FairTable:
-    """A started room: seated clients (sending entropy), one spectator, bots elsewhere."""
+    """A started room: seated clients (committing to entropy, revealing it unless they
+    are among `silent`), one spectator, bots elsewhere."""
 
     server: RunningServer
     variant: str
     rules: dict[str, Any]
     code: str = ""
     clients: dict[int, Client] = field(default_factory=dict)
-    entropy: dict[int, Entropist] = field(default_factory=dict)
+    entropy: dict[int, Committer] = field(default_factory=dict)
     tokens: dict[int, str] = field(default_factory=dict)
     watcher: Client | None = None
 
     @classmethod
     async def start(
-        cls, server: RunningServer, variant: str, humans: list[int], rules: dict[str, Any]
+        cls,
+        server: RunningServer,
+        variant: str,
+        humans: list[int],
+        rules: dict[str, Any],
+        silent: frozenset[int] = frozenset(),
     ) -> FairTable:
         table = cls(server, variant, rules)
         table.code = await server.create_room(variant, rules)
@@ -68,7 +109,7 @@ class FairTable:
         for seat in humans:
             _, table.tokens[seat] = await server.join(table.code, f"Player {seat}", seat)
             client = await Client.connect(server.ws_url(table.code))
-            table.entropy[seat] = client.on_state = Entropist(client, rng)
+            table.entropy[seat] = Committer.attach(client, rng, withhold=seat in silent)
             await client.hello(table.tokens[seat])
             table.clients[seat] = client
         table.watcher = await Client.seated(server, table.code, None)
@@ -106,6 +147,25 @@ class FairTable:
             await client.close()
 
 
+async def whole_game(
+    server: RunningServer,
+    variant: str,
+    humans: list[int],
+    rules: dict[str, Any],
+    silent: frozenset[int] = frozenset(),
+) -> tuple[FairTable, list[dict[str, Any]]]:
+    """A whole game over the wire: players at `humans` who commit to their entropy and
+    reveal it (but those in `silent`, who withhold it), bots elsewhere, each playing at
+    random; the table, and every finished hand's record."""
+    table = await FairTable.start(server, variant, humans, rules, silent)
+    rng = random.Random(f"whole-{variant}")
+    await asyncio.gather(
+        *(Player(c, rng).play_until(lambda v: v["phase"] == "game_over", 120)
+          for c in table.clients.values())
+    )  # fmt: skip
+    return table, await table.records()
+
+
 async def hand_in_play_is_unreadable(table: FairTable, view: dict[str, Any]) -> None:
     """Called while the game waits for one of our seats, so the hand cannot end meanwhile:
     its record, and any other number past the finished ones, is a 404."""
@@ -134,10 +194,21 @@ def summary_of(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_deal(record: dict[str, Any]) -> None:
-    """The commitment is the seed's hash, the deck follows from the seed and the entropy
-    by the specified shuffle, and the hands are dealt from it."""
+    """The commitment is the seed's hash; every revealed value hashes to its seat's
+    commit, a withheld one is the commit itself, a seat without a commit has none; the
+    deck follows from the seed and that entropy by the specified shuffle, and the hands
+    are dealt from it."""
     deal = record["deal"]
     assert hashlib.sha256(deal["server_seed"].encode()).hexdigest() == deal["commitment"]
+    commits, withheld = deal["commits"], deal["withheld"]
+    assert len(commits) == len(deal["entropy"]) == len(record["seats"])
+    for seat, (commit, used) in enumerate(zip(commits, deal["entropy"], strict=True)):
+        if commit is None:
+            assert used is None and seat not in withheld
+        elif seat in withheld:
+            assert used == commit
+        else:
+            assert hashlib.sha256(used.encode()).hexdigest() == commit
     deck = fairness.fair_deck(record["variant"], deal["server_seed"], deal["entropy"])
     assert [CARD_NAMES[c] for c in deck] == deal["deck"]
     n = len(record["seats"])
@@ -157,7 +228,13 @@ def check_record(
     """What `client` (at `seat`) saw of this hand is what its record says."""
     views = states_of_socket(client)
     commitment = record["deal"]["commitment"]
-    dealt = [i for i, v in enumerate(views) if (v["deal"] or {}).get("commitment") == commitment]
+    # A view in the `deal` phase (a rematch waiting for the reveal of the next deck) still
+    # names the last deck dealt: it is not a view of that hand.
+    dealt = [
+        i
+        for i, v in enumerate(views)
+        if (v["deal"] or {}).get("commitment") == commitment and v["phase"] != "deal"
+    ]
     assert dealt, f"seat {seat} never saw hand {record['n']}"
     first, last = views[dealt[0]], views[dealt[-1]]
     # The commitment was shown before the deal.
@@ -192,7 +269,13 @@ def check_record(
                 for c in a["action"]["cards"]]  # fmt: skip
         assert sorted(last["my_discards"]) == sorted(mine)
     if sent is not None and seat is not None:
-        assert record["deal"]["entropy"][seat] == sent.get(commitment), (seat, record["n"])
+        # The value committed to on seeing this commitment went into the deck: revealed,
+        # or (withheld) as its commit.
+        value = sent[commitment]
+        deal = record["deal"]
+        assert deal["commits"][seat] == fairness.entropy_commit(value), (seat, record["n"])
+        withheld = seat in deal["withheld"]
+        assert deal["entropy"][seat] == (deal["commits"][seat] if withheld else value)
 
 
 def passed_out(views: list[dict[str, Any]], commitment: str) -> bool:

@@ -82,9 +82,10 @@ def check_hints(frames: list[dict[str, Any]]) -> int:
 
 
 def states_of(variant: str, rules: dict[str, Any], dealer: int, log: list[bytes]) -> list[Any]:
-    """Every state of the room's games from the stored log, first deal on (rematches too)."""
+    """Every state of the room's games from the stored log, from the game's start (which
+    waits in the `deal` phase while the players reveal their entropy) on, rematches too."""
     state = engine.new_game(variant, engine.make_rules(variant, rules), dealer)
-    states = []
+    states = [state]
     for raw in log:
         entry = orjson.loads(raw)
         state = engine.apply(state, entry["seat"], entry["action"])
@@ -110,16 +111,53 @@ def seeds_of(log: list[bytes], final: RoomRecord) -> dict[str, str]:
     return seeds
 
 
-def no_seed_in_frames(frames: list[dict[str, Any]], seeds: dict[str, str]) -> None:
-    """No frame of any kind ever carries a server seed (views show commitments only)."""
+def players_secrets(log: list[bytes], final: RoomRecord) -> set[str]:
+    """Every commit and value any player sent for any deck of the room: each deal's
+    (from the log) and those of the deck not dealt yet (from the stored snapshot)."""
+    found: set[str] = set()
+    for raw in log:
+        deal = orjson.loads(raw).get("deal")
+        if deal is not None:
+            found |= {x for x in (*(deal.get("commits") or ()), *deal["entropy"]) if x}
+    assert final.next_deal is not None
+    found |= {x for x in (*final.next_deal.commits, *final.next_deal.values) if x}
+    return found
+
+
+def no_seed_in_frames(
+    frames: list[dict[str, Any]], seeds: dict[str, str], secrets: set[str] = frozenset()
+) -> None:
+    """No frame of any kind ever carries a server seed, nor any player's commit or value
+    (`secrets`): views show commitments, and who committed, only."""
     for frame in frames:
         text = orjson.dumps(frame).decode()
         for seed in seeds.values():
             assert seed not in text, f"a {frame['type']} frame holds a server seed"
+        for secret in secrets:
+            assert secret not in text, f"a {frame['type']} frame holds a player's commit or value"
         if frame["type"] == "state":
             view = frame["view"]
-            assert set(view["next_deal"] or {}) <= {"commitment"}
+            assert set(view["next_deal"] or {}) <= {"commitment", "committed", "revealing"}
+            assert all(
+                isinstance(seat, int) for seat in (view["next_deal"] or {}).get("committed", [])
+            )
             assert set(view["deal"] or {}) <= {"commitment"}
+
+
+def check_reveals(frames: list[dict[str, Any]], seat: int | None) -> int:
+    """Every `reveal` frame a socket got asks for the deck whose reveal was just shown
+    open, with its seat among those that committed (a spectator gets none). The count."""
+    last: dict[str, Any] | None = None
+    count = 0
+    for frame in frames:
+        if frame["type"] == "state":
+            last = frame["view"]["next_deal"]
+        elif frame["type"] == "reveal":
+            assert seat is not None, "a spectator was asked to reveal"
+            assert last is not None and last["revealing"], frame
+            assert frame["commitment"] == last["commitment"] and seat in last["committed"]
+            count += 1
+    return count
 
 
 class RecordPoller:
@@ -201,6 +239,9 @@ class RecordPoller:
         assert pending is not None and after.next_deal is not None
         if after.next_deal.commitment == pending.commitment:
             assert pending.server_seed not in text, "the seed of an undealt deck was answered"
+            # Nor any commit or value sent for it.
+            for secret in (*after.next_deal.commits, *after.next_deal.values):
+                assert not secret or secret not in text, "a commit of an undealt deck"
         live = (
             before.dealt is not None
             and before.dealt == after.dealt
@@ -212,6 +253,11 @@ class RecordPoller:
         self.live_rounds += 1
         seed = seeds_of(log, after)[before.dealt]
         assert seed not in text, "the seed of the hand in play was answered"
+        for raw in log:
+            deal = orjson.loads(raw).get("deal") or {}
+            if deal.get("commitment") == before.dealt:
+                for secret in (*(deal.get("commits") or ()), *(deal.get("entropy") or ())):
+                    assert not secret or secret not in text, "a value of the hand in play"
         for n, answer in answers:
             if n > count:
                 assert answer.status_code == 404, f"hand {n} answered while in play"

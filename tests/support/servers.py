@@ -152,9 +152,11 @@ async def seat_table(
     *,
     rules: dict[str, Any] | None = None,
     spectators: int = 0,
+    on_connect: Callable[[int, Client], object] | None = None,
 ) -> tuple[str, dict[int, Client], list[Client], dict[int, str]]:
     """A room with test clients in `humans`, bots elsewhere, started.
 
+    `on_connect(seat, client)` is called before each seat's hello (to hook the client).
     Returns (code, clients by seat, spectator clients, tokens by seat).
     """
     code = await server.create_room(variant, rules)
@@ -164,7 +166,10 @@ async def seat_table(
         got, token = await server.join(code, f"Player {seat}", seat)
         assert got == seat
         tokens[seat] = token
-        clients[seat] = await Client.seated(server, code, token)
+        clients[seat] = await Client.connect(server.ws_url(code))
+        if on_connect is not None:
+            on_connect(seat, clients[seat])
+        await clients[seat].hello(token)
     watchers = [await Client.seated(server, code, None) for _ in range(spectators)]
     seats = len(server_seat_count(variant))
     first = clients[humans[0]]

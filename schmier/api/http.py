@@ -174,8 +174,13 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
     normal = await _check_lookup(request, code)
     if not await _limits(request).join.take(client_address(request)):
         raise _too_many()
+    name, member = body.name, None
     try:
-        seat, token = await _rooms(request).join(normal, body.name, body.seat)
+        if body.member_key is not None:
+            name, member = await request.app.state.clubs.seat_member(
+                request, normal, body.member_key
+            )
+        seat, token = await _rooms(request).join(normal, name, body.seat, member)
     except UnknownRoom:
         await _unknown(request)
     except JoinRefused as exc:
@@ -336,6 +341,10 @@ def page_routes(web: Path) -> APIRouter:
 
     @pages.get("/r/{code}/h/{n}", include_in_schema=False)
     async def hand_page(code: str, n: str) -> FileResponse:
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    @pages.get("/c/{code}", include_in_schema=False)
+    async def club_page(code: str) -> FileResponse:
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
 
     @pages.get("/r/{rest:path}", include_in_schema=False)

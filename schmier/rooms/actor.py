@@ -34,7 +34,7 @@ from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
-from schmier.rooms import chat, mailbox, outage, table, thinking
+from schmier.rooms import chat, finished, mailbox, outage, table, thinking
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import (
@@ -68,6 +68,7 @@ class RoomActor(mailbox.Door):
         link: Link[RoomActor] | None = None,
         shuffler: Shuffler | None = None,
         pool: thinking.Pool,
+        on_finished: Callable[[], None] = lambda: None,
     ) -> None:
         super().__init__(record.code)
         self.record = record
@@ -80,6 +81,8 @@ class RoomActor(mailbox.Door):
         self._settings = settings
         self._metrics = metrics
         self._on_exit = on_exit
+        self._on_finished = on_finished
+        """Told after a commit that ended a game (the archive's worker wakes)."""
         self._link = link
         self._shuffler = shuffler = shuffler or SecureShuffler()
         self._peers = Sockets()
@@ -190,8 +193,8 @@ class RoomActor(mailbox.Door):
                 peer=peer, token=token, token_hash=token_hash, history=history, done=done
             ):
                 await mailbox.answer(done, self.connect_peer(peer, token, token_hash, history))
-            case mailbox.Join(name=name, seat=seat, op=op, done=done):
-                await mailbox.answer(done, self.join_seat(name, seat, op), JoinRefused)
+            case mailbox.Join(name=name, seat=seat, op=op, member=member, done=done):
+                await mailbox.answer(done, self.join_seat(name, seat, op, member), JoinRefused)
             case mailbox.Frame(peer=peer, frame=frame, op=op):
                 if peer in self._peers and (op is None or op not in self.record.ops):
                     await self.apply_frame(peer, frame, op)
@@ -225,11 +228,13 @@ class RoomActor(mailbox.Door):
         raises `outage.Unsettled` (its outcome is settled when the store is back).
         """
         self.outage.check()
-        record = self.clock.timed(self.record, change.stored(), time.time())
+        now = time.time()
+        record = finished.counted(self.record, self.clock.timed(self.record, change.stored(), now))
+        ended = finished.entry(self.record, record, now)
         snapshot = record.to_bytes()
         entries = change.log()
         try:
-            await outage.commit(self, self.version + 1, snapshot, entries)
+            await outage.commit(self, self.version + 1, snapshot, entries, ended)
         except LeaseLost:
             self.lost = True
             raise
@@ -244,6 +249,9 @@ class RoomActor(mailbox.Door):
             raise StoreError(str(exc)) from exc
         self._metrics.actions.inc()
         self.adopt(record, self.version + 1, snapshot)
+        if ended is not None:
+            event("room.game_over", room=self.code, game=record.game)
+            self._on_finished()
 
     def adopt(self, record: RoomRecord, version: int, snapshot: bytes | None = None) -> None:
         """Take `record` (committed as `version`) as the room's and send every view."""
@@ -299,6 +307,9 @@ class RoomActor(mailbox.Door):
         # its own (it would bump `seq` for nothing); the next change stores it.
         seats = tuple(replace(s, connected=False) for s in self.record.seats)
         self.record = replace(self.record, seats=seats)
+        if self.record.game is None:  # a snapshot from before games were numbered
+            games = finished.count_games(await self._store.read_log(self.code))
+            self.record = replace(self.record, game=games)
         await self._talk.load()
         state = self.record.state
         if state is not None and state.phase == "deal":
@@ -356,9 +367,12 @@ class RoomActor(mailbox.Door):
                 with contextlib.suppress(StoreUnavailable):  # saved when the store is back
                     await self._apply(change)
 
-    async def join_seat(self, name: str, wanted: int | None, op: str | None) -> tuple[int, str]:
-        """A new player takes a seat: (seat, token)."""
-        seating = table.join(self.record, name, wanted, present=self._peers.has)
+    async def join_seat(
+        self, name: str, wanted: int | None, op: str | None, member: str | None = None
+    ) -> tuple[int, str]:
+        """A new player (a club's `member`, when joined with a member key) takes a
+        seat: (seat, token)."""
+        seating = table.join(self.record, name, wanted, present=self._peers.has, member=member)
         self.clock.seated(seating.seat, self._loop.time())
         previous = self.record.seats[seating.seat]
         try:

@@ -10,6 +10,7 @@ leases or followers; the cluster depends on it, never the other way round.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from schmier import engine
@@ -39,8 +40,11 @@ class LiveRoom(Protocol):
     async def connect(self, peer: Peer, token: str | None) -> bool:
         """Seat `peer` by token, or as a spectator; False for a bad token."""
 
-    async def join(self, name: str, seat: int | None) -> tuple[int, str]:
-        """A new player takes a seat: (seat, token)."""
+    async def join(
+        self, name: str, seat: int | None, *, member: str | None = None
+    ) -> tuple[int, str]:
+        """A new player (a club's `member`, joined with a member key) takes a seat:
+        (seat, token)."""
 
     async def frame(self, peer: Peer, frame: ClientFrame, raw: str) -> None:
         """A frame of a connected socket (`raw`: its text as received)."""
@@ -90,6 +94,9 @@ class Rooms:
         self.metrics = metrics
         self.opener: RoomOpener | None = None
         """Set when several instances may share the store (Redis)."""
+        self.finished: list[Callable[[], None]] = []
+        """Told whenever a room of this instance commits the end of a game (the
+        archive's worker, which then looks at the outbox at once)."""
         self.live: dict[str, RoomActor] = {}
         """The actors running on this instance, by room code."""
         self._loading: dict[str, asyncio.Task[LiveRoom | None]] = {}
@@ -105,10 +112,13 @@ class Rooms:
         for actor in list(self.live.values()):
             actor.store_changed(up)
 
-    async def create(self, variant: str, rules: engine.Rules) -> RoomRecord:
-        """Store a new empty room under a fresh code (retrying the rare collision)."""
+    async def create(
+        self, variant: str, rules: engine.Rules, club: str | None = None
+    ) -> RoomRecord:
+        """Store a new empty room under a fresh code (retrying the rare collision);
+        `club`: the club whose room it is."""
         while True:
-            record = RoomRecord.new(new_code(), variant, rules)
+            record = RoomRecord.new(new_code(), variant, rules, club)
             if await self.store.create(record.code, record.to_bytes()):
                 event("room.created", room=record.code, variant=variant)
                 return record
@@ -159,11 +169,24 @@ class Rooms:
             lease=lease,
             link=link,
             pool=self.pool,
+            on_finished=self._game_finished,
         )
         self.live[code] = actor
         self.metrics.live_rooms.set(len(self.live))
         actor.start()
         return actor
+
+    def _game_finished(self) -> None:
+        for listener in self.finished:
+            listener()
+
+    async def record(self, code: str) -> RoomRecord | None:
+        """The room's record as stored (or as its live actor holds it); None: unknown."""
+        actor = self.owned(code)
+        if actor is not None:
+            return actor.record
+        stored = await self.store.load(code)
+        return None if stored is None else RoomRecord.from_bytes(stored.snapshot)
 
     def _forget(self, actor: RoomActor) -> None:
         if self.live.get(actor.code) is actor:
@@ -182,14 +205,17 @@ class Rooms:
                 continue
         raise StoreError(f"room {code} keeps stopping while loading")
 
-    async def join(self, code: str, name: str, seat: int | None) -> tuple[int, str]:
-        """A new player takes a seat: (seat, token)."""
+    async def join(
+        self, code: str, name: str, seat: int | None, member: str | None = None
+    ) -> tuple[int, str]:
+        """A new player (a club's `member`, joined with a member key) takes a seat:
+        (seat, token)."""
         for _ in range(RETRIES):
             room = await self.get(code)
             if room is None:
                 raise UnknownRoom(code)
             try:
-                return await room.join(name, seat)
+                return await room.join(name, seat, member=member)
             except (RoomGone, LeaseLost):
                 continue
         raise StoreError(f"room {code} keeps stopping while loading")

@@ -27,6 +27,7 @@ from redis.exceptions import RedisError
 import schmier.store.base as base
 from schmier.store import scripts
 from schmier.store.base import (
+    Finished,
     LeaseLost,
     Stored,
     StoreError,
@@ -132,6 +133,8 @@ class RedisStore:
         self._release = self._client.register_script(scripts.RELEASE)
         self._adopt = self._client.register_script(scripts.ADOPT_LEGACY)
         self._bucket = self._client.register_script(scripts.TOKEN_BUCKET)
+        self._outbox_done = self._client.register_script(scripts.OUTBOX_DONE)
+        self._outbox_claim = self._client.register_script(scripts.OUTBOX_CLAIM)
 
     @property
     def wire(self) -> RedisWire:
@@ -243,22 +246,21 @@ class RedisStore:
         entries: Sequence[bytes] = (),
         *,
         lease: str | None = None,
+        finished: Finished | None = None,
     ) -> None:
         check_commit_args(version, entries)
         if lease == "":
             raise ValueError("an empty lease value would disable the lease check")
+        keys = [self.room_key(code), self.log_key(code), self.lease_key(code), self.chat_key(code)]
+        args: list[bytes | str | int] = [version, bytes(snapshot), self._ttl_ms, lease or ""]
+        script = scripts.COMMIT
+        if finished is not None:
+            script = scripts.COMMIT_FINISHED
+            keys += [self._keys.outbox("queue"), self._keys.outbox("entries")]
+            args += [finished.game, finished.at_ms, bytes(finished.payload)]
+        args += [bytes(e) for e in entries]
         with self.calling("commit"):
-            reply: Any = await self._wire.eval(
-                scripts.COMMIT,
-                [
-                    self.room_key(code),
-                    self.log_key(code),
-                    self.lease_key(code),
-                    self.chat_key(code),
-                ],
-                [version, bytes(snapshot), self._ttl_ms, lease or "", *(bytes(e) for e in entries)],
-                durable=True,
-            )
+            reply: Any = await self._wire.eval(script, keys, args, durable=True)
         if int(reply[0]) == -1:
             raise LeaseLost(code)
         if int(reply[0]) != 1:
@@ -393,6 +395,50 @@ class RedisStore:
                 args=[per_minute, per_minute / 60_000, 1 if spend else 0],
             )
         return bool(int(ok))
+
+    # ------------------------------------------------------------ the archive's outbox
+
+    async def outbox_pending(self, limit: int) -> list[tuple[str, bytes]]:
+        if limit <= 0:
+            return []
+        with self.calling("outbox"):
+            games: list[Any] = await self._client.zrange(self._keys.outbox("queue"), 0, limit - 1)
+            if not games:
+                return []
+            payloads: list[Any] = await self._client.hmget(self._keys.outbox("entries"), games)
+        pending = []
+        for game, payload in zip(games, payloads, strict=True):
+            if payload is not None:
+                pending.append((_text(game), _raw(payload)))
+            else:  # a queue entry without its payload cannot be archived: drop it
+                await self.outbox_done(_text(game))
+        return pending
+
+    async def outbox_claim(self, game: str, owner: str, ms: int) -> bool:
+        with self.calling("outbox"):
+            taken: Any = await self._outbox_claim(
+                keys=[self._keys.outbox(f"claim:{game}")], args=[owner, max(1, ms)]
+            )
+        return bool(int(taken))
+
+    async def outbox_done(self, game: str) -> None:
+        keys = [
+            self._keys.outbox("queue"),
+            self._keys.outbox("entries"),
+            self._keys.outbox(f"claim:{game}"),
+        ]
+        with self.calling("outbox"):
+            await self._outbox_done(keys=keys, args=[game])
+
+    async def outbox_stats(self) -> tuple[int, int | None]:
+        with self.calling("outbox"):
+            async with self._client.pipeline(transaction=False) as pipe:
+                pipe.zcard(self._keys.outbox("queue"))
+                pipe.zrange(self._keys.outbox("queue"), 0, 0, withscores=True)
+                count, oldest = await pipe.execute()
+        if not oldest:
+            return int(count), None
+        return int(count), int(oldest[0][1])
 
     # ------------------------------------------------------------ health
 

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -163,6 +164,9 @@ def start_subprocess_server(
     """
     port = free_port()
     child_env = {**os.environ, **env, "SCHMIER_HOST": "127.0.0.1", "SCHMIER_PORT": str(port)}
+    if "SCHMIER_DATA_DIR" not in child_env and "SCHMIER_DATABASE_URL" not in child_env:
+        # An archive of its own, beside its log (left for the test's temporary files).
+        child_env["SCHMIER_DATA_DIR"] = tempfile.mkdtemp(prefix="schmier-data-")
     own_log = log is None
     if log is None:
         handle, name = tempfile.mkstemp(prefix="schmier-server-", suffix=".log")
@@ -218,8 +222,13 @@ ServerFactory = Callable[..., RunningServer]
 def server_factory() -> Iterator[ServerFactory]:
     """Start servers with `Settings` overrides (on top of FAST); all stopped afterwards."""
     started: list[RunningServer] = []
+    scratch: list[str] = []
 
     def factory(**overrides: Any) -> RunningServer:
+        if "data_dir" not in overrides and "database_url" not in overrides:
+            # Each server its own archive (SQLite in a directory of its own).
+            scratch.append(tempfile.mkdtemp(prefix="schmier-data-"))
+            overrides["data_dir"] = scratch[-1]
         settings = Settings(**{**FAST, **overrides})
         running = start_thread_server(settings)
         started.append(running)
@@ -228,6 +237,8 @@ def server_factory() -> Iterator[ServerFactory]:
     yield factory
     for running in started:
         running.stop()
+    for directory in scratch:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture

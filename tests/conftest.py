@@ -2,8 +2,8 @@
 
 Tests that need a real Redis, a real browser, nginx or podman are skipped when those
 are absent, unless ``SCHMIER_TEST_REQUIRE`` names them (comma-separated:
-``redis,browser,nginx,container``), in which case their absence is a failure. CI sets
-``SCHMIER_TEST_REQUIRE=redis,browser,nginx,container`` so nothing can be skipped there.
+``redis,browser,nginx,container,postgres``), in which case their absence is a failure. CI sets
+``SCHMIER_TEST_REQUIRE=redis,browser,nginx,container,postgres`` so nothing can be skipped there.
 """
 
 from __future__ import annotations
@@ -13,4 +13,5 @@ pytest_plugins = [
     "tests.support.stores",
     "tests.support.servers",
     "tests.support.browsers",
+    "tests.support.postgres",
 ]

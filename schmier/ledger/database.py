@@ -146,10 +146,17 @@ class Database:
             await connection.run_sync(_upgrade, target)
         self.ready.set()
 
-    def start(self) -> None:
-        """Migrate in the background, trying again while the database does not answer:
-        the server starts (and its games go on) whatever the database does."""
-        self._task = asyncio.get_running_loop().create_task(self._migrate_until_done())
+    async def start(self, wait: float = 10.0) -> None:
+        """Migrate now; should the database not answer within `wait` seconds, go on
+        trying in the background: the server starts (and its games go on) whatever
+        the database does."""
+        try:
+            async with asyncio.timeout(wait):
+                await self.migrate()
+        except (DatabaseUnavailable, TimeoutError):
+            self._task = asyncio.get_running_loop().create_task(self._migrate_until_done())
+            return
+        event("archive.ready", database=self.where)
 
     async def _migrate_until_done(self) -> None:
         attempt = 0

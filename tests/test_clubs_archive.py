@@ -34,7 +34,8 @@ async def test_club_games_of_every_variant_land_in_the_archive(
     listed = await api.archived(club, admin, len(TABLES))
     assert len(listed) == len(TABLES)
     assert [g["variant"] for g in listed] == list(reversed(TABLES)), "newest first"
-    by_id = {member: name for (member, _key), name in zip(members, ("Ann", "Bo", "Cy"))}
+    names = ("Ann", "Bo", "Cy")
+    by_id = {member: name for (member, _key), name in zip(members, names, strict=True)}
     for entry in listed:
         variant = entry["variant"]
         room, final = played[variant]["room"], played[variant]["final"]

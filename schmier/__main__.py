@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import uvicorn
-
-from schmier.api import create_app
 from schmier.config import Settings
+
+if TYPE_CHECKING:
+    import uvicorn
 
 
 def uvicorn_log_config(settings: Settings) -> dict[str, Any]:
@@ -40,6 +40,10 @@ def uvicorn_log_config(settings: Settings) -> dict[str, Any]:
 
 def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
     """The uvicorn configuration every entry point (and the test servers) uses."""
+    # Imported here: `schmier migrate` and `schmier backup` need neither.
+    import uvicorn
+
+    from schmier.api import create_app
     options: dict[str, object] = {
         "host": settings.host,
         "port": settings.port,
@@ -79,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     settings = Settings()
     if not args:
+        import uvicorn
+
         uvicorn.Server(uvicorn_config(settings)).run()
     elif args == ["migrate"]:
         asyncio.run(_migrate(settings))

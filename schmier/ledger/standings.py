@@ -96,6 +96,11 @@ def standings(games: list[dict[str, Any]], name: Callable[[Entity], str]) -> dic
     }
 
 
+def _order(who: Entity) -> tuple[bool, str]:
+    """Members before bot levels in a pair, then by id."""
+    return (who[0] == "bot", who[1])
+
+
 def _partners(
     seats: list[dict[str, Any]], pairs: dict[tuple[Entity, Entity], dict[str, int]]
 ) -> None:
@@ -109,7 +114,7 @@ def _partners(
         first, second = entity_of(team[0]), entity_of(team[1])
         if first is None or second is None:
             continue
-        key = (first, second) if first <= second else (second, first)
+        key = (first, second) if _order(first) <= _order(second) else (second, first)
         stats = pairs.setdefault(key, {"games": 0, "wins": 0})
         stats["games"] += 1
         stats["wins"] += 1 if team[0]["won"] else 0
@@ -124,7 +129,7 @@ def _versus(seats: list[dict[str, Any]], versus: dict[tuple[Entity, Entity], lis
             a, b = entity_of(one), entity_of(other)
             if a is None or b is None or a == b or one["unit"] == other["unit"]:
                 continue
-            if b < a:
+            if _order(b) < _order(a):
                 a, b, one_first = b, a, False
             else:
                 one_first = True

@@ -224,7 +224,7 @@ async def club_info(code: str, request: Request) -> dict[str, Any]:
     }
 
 
-@router.patch("/api/clubs/{code}", response_model=ClubInfo, response_model_exclude_unset=True)
+@router.patch("/api/clubs/{code}")
 async def rename_club(code: str, body: CreateClub, request: Request) -> dict[str, Any]:
     """The admin renames the club."""
     async with _club(request, code, admin=True) as (conn, club, _):

@@ -28,8 +28,9 @@ class ClubApi:
     async def call(
         self, method: str, path: str, key: str | None = None, **options: Any
     ) -> httpx.Response:
+        headers = {**bearer(key), **options.pop("headers", {})}
         async with loopback.async_client(base_url=self.server.base_url) as http:
-            return await http.request(method, path, headers=bearer(key), **options)
+            return await http.request(method, path, headers=headers, **options)
 
     async def ok(self, method: str, path: str, key: str | None = None, **options: Any) -> Any:
         answer = await self.call(method, path, key, **options)

@@ -11,6 +11,7 @@ import { messagePage, shell, showToast } from "./page.js";
 import { gameLabel, games } from "./games.js";
 import { clubApi, clubEntry, forgetClub, noteClubRoom, readKey, saveClub, takeKeyFromFragment } from "./clubkeys.js";
 import { standingsPanel } from "./clubstats.js";
+import { confirmButton } from "./clubwords.js";
 import { archivePanel } from "./clubgames.js";
 
 const REASONS = { 409: "club.err.name_taken", 422: "club.err.name", 429: "err.too_many_attempts", 503: "club.err.unavailable" };
@@ -181,7 +182,6 @@ function membersPanel(code, club) {
   const you = club.you;
   const entry = clubEntry(code);
   const remove = async (member, own) => {
-    if (!window.confirm(t(own ? "club.leave_confirm" : "club.remove_confirm"))) return;
     const key = own ? entry.key : entry.admin;
     const res = await clubApi("DELETE", `/api/clubs/${encodeURIComponent(code)}/members/${member}`, key);
     if (res.status !== 204) {
@@ -201,7 +201,7 @@ function membersPanel(code, club) {
       h("span", { class: "member-name" }, m.name),
       m.member === you.member ? h("span", { class: "muted small" }, ` (${t("club.you")})`) : null,
       you.admin && m.member !== you.member
-        ? h("button", { type: "button", class: "quiet small", dataset: { action: "remove-member" }, "aria-label": t("club.remove_named", { name: m.name }), onclick: () => remove(m.member, false) }, t("club.remove"))
+        ? confirmButton(t("club.remove_named", { name: m.name }), t("club.remove_confirm"), () => remove(m.member, false), { class: "quiet small", dataset: { action: "remove-member" } })
         : null,
     ),
   );
@@ -215,7 +215,7 @@ function membersPanel(code, club) {
           }
           return reason(res.status);
         }, "rename-me"),
-        h("button", { type: "button", class: "secondary", dataset: { action: "leave-club" }, onclick: () => remove(you.member, true) }, t("club.leave")),
+        confirmButton(t("club.leave"), t("club.leave_confirm"), () => remove(you.member, true), { class: "secondary", dataset: { action: "leave-club" } }),
         h("p", { class: "muted small" }, t("club.leave_help")),
       ]
     : [];

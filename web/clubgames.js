@@ -11,7 +11,7 @@ import { useDeck } from "./cardface.js";
 import { checkRecord } from "./fairness.js";
 import { openReviewDialog } from "./review.js";
 import { clubApi, clubEntry, readKey } from "./clubkeys.js";
-import { playerName, when } from "./clubwords.js";
+import { confirmButton, playerName, when } from "./clubwords.js";
 import { save } from "./clubstats.js";
 
 const PAGE = 30;
@@ -109,7 +109,7 @@ function gameItem(code, club, game) {
   );
   const admin = clubEntry(code).admin && club.you.admin;
   const remove = admin
-    ? h("button", { type: "button", class: "quiet small", dataset: { action: "delete-game" }, onclick: () => deleteGame(code, game, remove) }, t("club.delete_game"))
+    ? confirmButton(t("club.delete_game"), t("club.delete_confirm"), () => deleteGame(code, game, remove), { class: "quiet small", dataset: { action: "delete-game" } })
     : null;
   return h(
     "li",
@@ -173,7 +173,6 @@ function review(record, book) {
 }
 
 async function deleteGame(code, game, button) {
-  if (!window.confirm(t("club.delete_confirm"))) return;
   const res = await clubApi("DELETE", `/api/clubs/${encodeURIComponent(code)}/games/${encodeURIComponent(game.id)}`, clubEntry(code).admin);
   if (res.status === 204) {
     button.closest("li.game")?.remove();

@@ -6,7 +6,6 @@ import { num, t } from "./i18n.js";
 import { h } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const W = 640;
 const H = 260;
 const PAD = { left: 44, right: 12, top: 12, bottom: 26 };
 const COLOURS = ["#0f5132", "#b02a37", "#1d4ed8", "#b45309", "#6d28d9", "#0e7490", "#be185d", "#4d7c0f", "#57534e"];
@@ -22,6 +21,9 @@ function s(tag, attrs = {}, ...children) {
 /** The chart of `history` (standings' `history`): a figure with the SVG, its legend,
  * and the same numbers as a table. */
 export function ratingChart(history, nameOf) {
+  // As wide in user units as on screen (about), so that its words stay readable on a
+  // phone rather than shrinking with a wide drawing.
+  const W = Math.round(Math.max(300, Math.min(640, window.innerWidth - 70)));
   const games = [...new Set(history.flatMap((p) => p.points.map((x) => `${x.at}|${x.game}`)))].sort();
   if (!games.length) return h("p", { class: "muted", dataset: { chart: "empty" } }, t("club.chart_empty"));
   const index = new Map(games.map((g, i) => [g, i + 1]));

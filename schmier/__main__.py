@@ -44,6 +44,7 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
     import uvicorn
 
     from schmier.api import create_app
+
     options: dict[str, object] = {
         "host": settings.host,
         "port": settings.port,

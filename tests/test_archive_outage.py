@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from schmier.ledger.urls import database_url
 from tests.support import loopback
-from tests.support.clubs import ClubApi, club_table, play_to_end
+from tests.support.clubs import ClubApi, club_table, join_room, play_to_end
 from tests.support.postgres import PostgresServer
 from tests.support.servers import Client, RunningServer, ServerFactory, start_subprocess_server
 
@@ -85,7 +85,13 @@ async def test_database_away_for_30_s_two_instances(
     bo = await api_a.join(club, "Bo")
     room_a = await api_a.room(club, ann[1], "wisconsin4", {"target": 5})
     room_b = await api_b.room(club, bo[1], "schmier5", {"target": 5})
-    table_a = await club_table(a, room_a, {0: ann[1]}, "wisconsin4")
+    # A guest's join through A makes A the owner of room_a; Ann's, with her member key,
+    # then goes through B, which forwards it (and the member) to A over the bus.
+    guest = await join_room(a, room_a, "Guest", 2, None)
+    assert guest.status_code == 200, guest.text
+    guest_socket = await Client.seated(a, room_a, guest.json()["token"])
+    table_a = await club_table(b, room_a, {0: ann[1]}, "wisconsin4", taken=frozenset({2}))
+    table_a[2] = guest_socket
     table_b = await club_table(b, room_b, {1: bo[1]}, "schmier5")
 
     own_postgres.stop()
@@ -115,6 +121,11 @@ async def test_database_away_for_30_s_two_instances(
     assert len(ids) == len(set(ids)) == 4
     assert {g["room"] for g in listed} == {room_a, room_b}
     assert sorted({g["game"] for g in listed}) == [1, 2]
+    for game in listed:
+        if game["room"] == room_a:
+            seats = {p["seat"]: p for p in game["players"]}
+            assert seats[0]["member"] == ann[0] and seats[0]["name"] == "Ann"
+            assert seats[2]["member"] is None and seats[2]["name"] == "Guest"
     assert await archived_ids(pg) == sorted(ids), "each game once, nothing else"
     for server in (a, b):
         await gauge_reaches(server, "schmier_archive_outbox_pending", 0)

@@ -73,7 +73,7 @@ def test_a_club_from_start_to_archive(pages: PageFactory, server_factory: Server
     chart = ann.locator('figure[data-chart="ratings"]')
     chart.wait_for()
     assert chart.get_attribute("data-games") == "1"
-    assert ann.locator('.rating-chart g.chart-line circle').count() >= 2  # Ann and a bot
+    assert ann.locator(".rating-chart g.chart-line circle").count() >= 2  # Ann and a bot
     # The archive has the game; its hands open their review, by keyboard.
     game = ann.locator("li.game").first
     game.wait_for()
@@ -104,7 +104,7 @@ def test_a_club_from_start_to_archive(pages: PageFactory, server_factory: Server
     bo = others["Bo"]
     bo.fill("#club-my-name", "Bob")
     bo.click('button[data-action="rename-me"]')
-    bo.wait_for_selector('text=You are a member, as Bob.')
+    bo.wait_for_selector("text=You are a member, as Bob.")
     bo.click('button[data-action="leave-club"]')
     bo.click('button[data-confirm="yes"]')
     bo.wait_for_selector("#club-join-name")

@@ -137,7 +137,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
             if node is not None:
                 await node.start()
             rooms.pool.warm()
-            await database.start()
+            database.start()
             archiver.start()
             yield
         finally:

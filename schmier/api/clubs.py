@@ -57,6 +57,8 @@ from schmier.store import RedisStore, RoomStore, StoreError
 ROOMS_LISTED = 20
 """The newest rooms of a club that `GET /api/clubs/{code}` lists."""
 GAME_ID_MAX = 64
+READY_WAIT = 5.0
+"""Seconds a club call waits for the schema while the server is starting."""
 
 
 class ClubService:
@@ -101,7 +103,8 @@ class ClubService:
 
     @asynccontextmanager
     async def _begin(self) -> AsyncIterator[AsyncConnection]:
-        if not self.db.ready.is_set():
+        # Just started: the schema may be a moment away (migrated in the background).
+        if not await self.db.wait_ready(READY_WAIT):
             raise HTTPException(503, "the archive's database is unavailable")
         try:
             async with self.db.begin() as conn:

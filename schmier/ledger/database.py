@@ -13,11 +13,13 @@ outbox), so an outage only delays the archive and makes the club pages answer 50
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 import sqlalchemy as sa
@@ -28,7 +30,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from schmier.logs import event
+from schmier.logs import event, failure
 
 VERSION_TABLE = "schmier_schema_version"
 """Alembic's record of the schema's version (not `alembic_version`, so that the archive
@@ -61,6 +63,14 @@ def _upgrade(connection: sa.Connection, target: str) -> None:
     config = alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, target)
+
+
+def _lock_file(path: Path) -> IO[bytes]:
+    """An exclusive lock on `path` (made if missing), held until the file is closed;
+    waits (in a thread) while another process holds it."""
+    handle = path.open("ab")
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    return handle
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -139,33 +149,59 @@ class Database:
             event("archive.database_up", database=self.where)
 
     async def migrate(self, target: str = "head") -> None:
-        """Bring the schema to `target` with Alembic (one instance at a time)."""
-        async with self.begin() as connection:
+        """Bring the schema to `target` with Alembic, one process at a time: on
+        PostgreSQL under an advisory lock; on SQLite under a lock on a file beside the
+        database (two processes on one file, which is unsupported but happens, would
+        otherwise both create the tables)."""
+        async with self._migration_lock(), self.begin() as connection:
             if self.dialect == "postgresql":
                 await connection.execute(sa.text(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})"))
             await connection.run_sync(_upgrade, target)
         self.ready.set()
 
-    async def start(self, wait: float = 10.0) -> None:
-        """Migrate now; should the database not answer within `wait` seconds, go on
-        trying in the background: the server starts (and its games go on) whatever
-        the database does."""
-        try:
-            async with asyncio.timeout(wait):
-                await self.migrate()
-        except (DatabaseUnavailable, TimeoutError):
-            self._task = asyncio.get_running_loop().create_task(self._migrate_until_done())
+    @asynccontextmanager
+    async def _migration_lock(self) -> AsyncIterator[None]:
+        database = make_url(self.url).database
+        if self.dialect != "sqlite" or not database or database == ":memory:":
+            yield
             return
-        event("archive.ready", database=self.where)
+        handle = await asyncio.to_thread(_lock_file, Path(f"{database}.migrate-lock"))
+        try:
+            yield
+        finally:
+            handle.close()
+
+    def start(self) -> None:
+        """Migrate in the background, trying again while the database does not answer:
+        the server starts (and its games go on) whatever the database does, and a
+        request for the archive waits a moment for it (`wait_ready`)."""
+        self._task = asyncio.get_running_loop().create_task(self._migrate_until_done())
+
+    async def wait_ready(self, seconds: float) -> bool:
+        """Whether the schema is ready, waiting up to `seconds` for it."""
+        if not self.ready.is_set():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(seconds):
+                    await self.ready.wait()
+        return self.ready.is_set()
 
     async def _migrate_until_done(self) -> None:
         attempt = 0
         while True:
             try:
                 await self.migrate()
-            except DatabaseUnavailable:
+            except DatabaseUnavailable as exc:
+                if attempt == 0:
+                    event("archive.migrate_waiting", logging.WARNING, database=self.where,
+                          error=type(exc.__cause__).__name__)  # fmt: skip
                 attempt += 1
                 await asyncio.sleep(RETRY_SECONDS[min(attempt, len(RETRY_SECONDS)) - 1])
+                continue
+            except Exception:
+                # Not an outage (a migration that cannot run on this database): loud,
+                # and tried again now and then rather than never.
+                failure("archive.migrate_failed", database=self.where)
+                await asyncio.sleep(RETRY_SECONDS[-1] * 6)
                 continue
             event("archive.ready", database=self.where)
             return

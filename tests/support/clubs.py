@@ -99,8 +99,10 @@ async def club_table(
     room: str,
     seats: dict[int, str],
     variant: str,
+    taken: frozenset[int] = frozenset(),
 ) -> dict[int, Client]:
-    """Seat members by key (`seats`: seat -> member key), bots elsewhere, and start."""
+    """Seat members by key (`seats`: seat -> member key), bots elsewhere (but in the
+    seats `taken` already), and start."""
     clients: dict[int, Client] = {}
     for seat, key in seats.items():
         answer = await join_room(server, room, "ignored", seat, key)
@@ -108,7 +110,7 @@ async def club_table(
         clients[seat] = await Client.seated(server, room, answer.json()["token"])
     first = clients[min(seats)]
     for seat in range(engine.seat_count(variant)):
-        if seat not in seats:
+        if seat not in seats and seat not in taken:
             await first.send({"type": "add_bot", "seat": seat})
     await first.wait_state(lambda v: {"type": "start"} in v["legal"])
     await first.send({"type": "start"})

@@ -164,8 +164,9 @@ def start_subprocess_server(
     """
     port = free_port()
     child_env = {**os.environ, **env, "SCHMIER_HOST": "127.0.0.1", "SCHMIER_PORT": str(port)}
-    if "SCHMIER_DATA_DIR" not in child_env and "SCHMIER_DATABASE_URL" not in child_env:
-        # An archive of its own, beside its log (left for the test's temporary files).
+    if "SCHMIER_DATA_DIR" not in env and "SCHMIER_DATABASE_URL" not in env:
+        # An archive of its own (SQLite is one instance's: several processes of a test
+        # must not share one file).
         child_env["SCHMIER_DATA_DIR"] = tempfile.mkdtemp(prefix="schmier-data-")
     own_log = log is None
     if log is None:

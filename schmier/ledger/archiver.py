@@ -36,6 +36,8 @@ CLAIM_MS = 10_000
 """How long a claim keeps other instances off an entry: far longer than archiving one
 game takes, short enough that a dead instance's claims do not hold the archive up."""
 MAX_BACKOFF = 8.0
+FINAL_DRAIN = 5.0
+"""Seconds a stopping server spends archiving what is still in the outbox."""
 
 
 class Archiver:
@@ -64,10 +66,16 @@ class Archiver:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="archiver")
 
-    async def aclose(self) -> None:
+    async def aclose(self, drain_seconds: float = FINAL_DRAIN) -> None:
+        """Stop; first archive what waits, for a few seconds at most (a server stopped
+        properly leaves nothing behind, which matters most with the memory store)."""
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+        if self._db.ready.is_set() and self._db.up:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(drain_seconds):
+                    await self.drain()
 
     async def _run(self) -> None:
         await self._db.ready.wait()

@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from schmier import __version__, fdlimit
-from schmier.api.clubs import ClubService
+from schmier.api.clubaccess import ClubService
 from schmier.api.clubs import router as club_router
 from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.install import install_routes
@@ -114,7 +114,6 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     database = Database(settings.archive_url)
     owner = node.instance if node is not None else default_instance_id()
     archiver = Archiver(the_store, rooms.archive, database, metrics, owner)
-    rooms.finished.append(archiver.nudge)
     limits = Limits.for_store(settings, the_store, metrics)
 
     collector = Collector(

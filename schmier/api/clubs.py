@@ -17,27 +17,27 @@ import csv
 import datetime as dt
 import io
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any, NoReturn
+from typing import Any
 
 import orjson
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from schmier import engine
-from schmier.api.http import Limits, _Route, client_address
-from schmier.config import Settings
+from schmier.api.clubaccess import (
+    club_access,
+    failed,
+    service_of,
+    too_many,
+)
+from schmier.api.http import _Route, client_address
 from schmier.engine.bots import levels
 from schmier.ledger import clubs, games
-from schmier.ledger.clubs import Access, Club, NameTaken
-from schmier.ledger.database import Database, DatabaseUnavailable
+from schmier.ledger.clubs import NameTaken
 from schmier.ledger.ratings import Entity
-from schmier.ledger.secrets import normalise_club_code, valid_member_id
+from schmier.ledger.secrets import valid_member_id
 from schmier.ledger.standings import standings
-from schmier.limits import Budget, LocalBudget, SharedBudget
 from schmier.logs import event
-from schmier.metrics import Metrics
 from schmier.protocol import (
     ClubCreated,
     ClubGame,
@@ -51,121 +51,11 @@ from schmier.protocol import (
     Standings,
 )
 from schmier.protocol.vocabulary import Variant
-from schmier.rooms import Rooms
-from schmier.store import RedisStore, RoomStore, StoreError
+from schmier.store import StoreError
 
 ROOMS_LISTED = 20
 """The newest rooms of a club that `GET /api/clubs/{code}` lists."""
 GAME_ID_MAX = 64
-READY_WAIT = 5.0
-"""Seconds a club call waits for the schema while the server is starting."""
-
-
-class ClubService:
-    """What the clubs' routes need, on `app.state.clubs`: the database, the rooms, the
-    per-club budget, and the address budgets shared with the rooms' routes."""
-
-    def __init__(
-        self,
-        database: Database,
-        rooms: Rooms,
-        limits: Limits,
-        settings: Settings,
-        store: RoomStore,
-        metrics: Metrics,
-    ) -> None:
-        self.db = database
-        self.rooms = rooms
-        self.limits = limits
-        self.per_club: Budget
-        if isinstance(store, RedisStore):
-            self.per_club = SharedBudget(
-                store, "club", settings.club_rate, metrics.limit_fallbacks.inc
-            )
-        else:
-            self.per_club = LocalBudget(settings.club_rate)
-
-    async def seat_member(self, request: Request, room: str, key: str) -> tuple[str, str]:
-        """The member a `member_key` seats in club room `room`: (name, member id).
-        422 for a room of no club, 403 for a key that is no member's of its club."""
-        record = await self.rooms.record(room)
-        if record is None:
-            await _failed(request, "unknown room")
-        if record.club is None:
-            raise HTTPException(422, "member_key given for a room of no club")
-        async with self._begin() as conn:
-            club = await clubs.find(conn, record.club)
-            who = None if club is None else await clubs.access(conn, club, key)
-        if who is None or who.member is None or who.name is None:
-            await self.limits.failed.take(client_address(request))
-            raise HTTPException(403, "that is no member key of this room's club")
-        return who.name, who.member
-
-    @asynccontextmanager
-    async def _begin(self) -> AsyncIterator[AsyncConnection]:
-        # Just started: the schema may be a moment away (migrated in the background).
-        if not await self.db.wait_ready(READY_WAIT):
-            raise HTTPException(503, "the archive's database is unavailable")
-        try:
-            async with self.db.begin() as conn:
-                yield conn
-        except DatabaseUnavailable:
-            raise HTTPException(503, "the archive's database is unavailable") from None
-
-
-def _service(request: Request) -> ClubService:
-    service: ClubService = request.app.state.clubs
-    return service
-
-
-def _too_many() -> HTTPException:
-    return HTTPException(429, "too many requests; try again in a minute", {"Retry-After": "60"})
-
-
-async def _failed(request: Request, detail: str, status: int = 404) -> NoReturn:
-    """Refuse, counting a failed look-up of the address (the guessing guard)."""
-    await _service(request).limits.failed.take(client_address(request))
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    raise HTTPException(status, detail, headers)
-
-
-def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, key = header.partition(" ")
-    if scheme.lower() != "bearer" or not key.strip():
-        return None
-    return key.strip()
-
-
-@asynccontextmanager
-async def _club(
-    request: Request, raw: str, *, key: bool = True, admin: bool = False
-) -> AsyncIterator[tuple[AsyncConnection, Club, Access | None]]:
-    """The club named in the path and who the request's key is in it, in one
-    transaction: 429 past a budget, 404 unknown club, 401 no or wrong key, 403 a
-    member where the admin is needed, 503 while the database is away."""
-    service = _service(request)
-    address = client_address(request)
-    if await service.limits.failed.exhausted(address):
-        raise _too_many()
-    code = normalise_club_code(raw)
-    if code is None:
-        await _failed(request, "unknown club")
-    if not await service.per_club.take(code):
-        raise _too_many()
-    async with service._begin() as conn:
-        club = await clubs.find(conn, code)
-        if club is None:
-            await _failed(request, "unknown club")
-        who = None
-        if key:
-            presented = _bearer(request)
-            who = None if presented is None else await clubs.access(conn, club, presented)
-            if who is None:
-                await _failed(request, "a member or admin key is needed", 401)
-            if admin and not who.admin:
-                raise HTTPException(403, "only the club's admin key may do that")
-        yield conn, club, who
 
 
 router = APIRouter(route_class=_Route)
@@ -174,10 +64,10 @@ router = APIRouter(route_class=_Route)
 @router.post("/api/clubs", status_code=201, response_model=ClubCreated)
 async def create_club(body: CreateClub, request: Request) -> dict[str, Any]:
     """A new club: its code (the invite link is `/c/{code}`) and its admin key."""
-    service = _service(request)
+    service = service_of(request)
     if not await service.limits.create.take(client_address(request)):
-        raise _too_many()
-    async with service._begin() as conn:
+        raise too_many()
+    async with service.begin() as conn:
         code, admin_key = await clubs.create(conn, body.name)
     event("club.created", club=code)
     return {"code": code, "admin_key": admin_key, "name": body.name}
@@ -186,9 +76,9 @@ async def create_club(body: CreateClub, request: Request) -> dict[str, Any]:
 @router.post("/api/clubs/{code}/members", status_code=201, response_model=MemberJoined)
 async def join_club(code: str, body: MemberName, request: Request) -> dict[str, Any]:
     """Anyone with the club's code joins under a name: the member id and key."""
-    if not await _service(request).limits.join.take(client_address(request)):
-        raise _too_many()
-    async with _club(request, code, key=False) as (conn, club, _):
+    if not await service_of(request).limits.join.take(client_address(request)):
+        raise too_many()
+    async with club_access(request, code, key=False) as (conn, club, _):
         try:
             member, key = await clubs.join(conn, club.code, body.name)
         except NameTaken:
@@ -200,8 +90,8 @@ async def join_club(code: str, body: MemberName, request: Request) -> dict[str, 
 @router.get("/api/clubs/{code}", response_model=ClubInfo)
 async def club_info(code: str, request: Request) -> dict[str, Any]:
     """The club: its members, its rooms still open, and who the key is."""
-    rooms = _service(request).rooms
-    async with _club(request, code) as (conn, club, who):
+    rooms = service_of(request).rooms
+    async with club_access(request, code) as (conn, club, who):
         assert who is not None
         listed = await clubs.rooms(conn, club.code, ROOMS_LISTED)
         members = await clubs.present(conn, club.code)
@@ -216,7 +106,7 @@ async def club_info(code: str, request: Request) -> dict[str, Any]:
         else:
             found.append({"code": room, "variant": record.variant, "phase": record.phase})
     if gone:
-        async with _service(request)._begin() as conn:
+        async with service_of(request).begin() as conn:
             await clubs.forget_rooms(conn, club.code, gone)
     return {
         "code": club.code,
@@ -230,7 +120,7 @@ async def club_info(code: str, request: Request) -> dict[str, Any]:
 @router.patch("/api/clubs/{code}")
 async def rename_club(code: str, body: CreateClub, request: Request) -> dict[str, Any]:
     """The admin renames the club."""
-    async with _club(request, code, admin=True) as (conn, club, _):
+    async with club_access(request, code, admin=True) as (conn, club, _):
         await clubs.rename(conn, club.code, body.name)
     return {"code": club.code, "name": body.name}
 
@@ -238,14 +128,14 @@ async def rename_club(code: str, body: CreateClub, request: Request) -> dict[str
 @router.post("/api/clubs/{code}/rooms", status_code=201, response_model=RoomCreated)
 async def create_club_room(code: str, body: CreateRoom, request: Request) -> dict[str, Any]:
     """A room of the club: its finished games count for the club."""
-    service = _service(request)
+    service = service_of(request)
     if not await service.limits.create.take(client_address(request)):
-        raise _too_many()
+        raise too_many()
     try:
         rules = engine.make_rules(body.variant, body.rules)
     except engine.RulesError as exc:
         raise HTTPException(422, str(exc)) from None
-    async with _club(request, code) as (conn, club, _):
+    async with club_access(request, code) as (conn, club, _):
         try:
             record = await service.rooms.create(body.variant, rules, club=club.code)
         except StoreError:
@@ -287,7 +177,7 @@ async def club_games(
     before or after a moment; `limit` of them."""
     wanted = _member_query(member)
     until, since = _moment(before, "before"), _moment(after, "after")
-    async with _club(request, code) as (conn, club, _):
+    async with club_access(request, code) as (conn, club, _):
         names = await clubs.names(conn, club.code)
         return await games.listed(
             conn,
@@ -304,7 +194,7 @@ async def club_games(
 @router.get("/api/clubs/{code}/games/{game}", response_model=ClubGameHands)
 async def club_game(code: str, game: str, request: Request) -> dict[str, Any]:
     """An archived game of the club with every hand's record (as the room served it)."""
-    async with _club(request, code) as (conn, club, _):
+    async with club_access(request, code) as (conn, club, _):
         names = await clubs.names(conn, club.code)
         found = None if len(game) > GAME_ID_MAX else await games.one(conn, club.code, game, names)
     if found is None:
@@ -315,7 +205,7 @@ async def club_game(code: str, game: str, request: Request) -> dict[str, Any]:
 @router.delete("/api/clubs/{code}/games/{game}", status_code=204)
 async def delete_club_game(code: str, game: str, request: Request) -> Response:
     """The admin deletes a game from the club's archive (its hands with it)."""
-    async with _club(request, code, admin=True) as (conn, club, _):
+    async with club_access(request, code, admin=True) as (conn, club, _):
         gone = len(game) <= GAME_ID_MAX and await games.delete(conn, club.code, game)
     if not gone:
         raise HTTPException(404, "no such game in this club's archive")
@@ -334,7 +224,7 @@ def _namer(names: dict[str, str]) -> Any:
 
 
 async def _standings(request: Request, code: str, variant: str) -> dict[str, Any]:
-    async with _club(request, code) as (conn, club, _):
+    async with club_access(request, code) as (conn, club, _):
         names = await clubs.names(conn, club.code)
         results = await games.results(conn, club.code, variant)
     # Off the event loop: a club with years of games makes this a few thousand rows.
@@ -381,10 +271,10 @@ async def club_standings_csv(code: str, request: Request, variant: Variant) -> R
 async def club_export(code: str, request: Request) -> StreamingResponse:
     """The whole club as JSON: the club, its members (present and former) and every
     archived game with its hands, streamed a game at a time."""
-    async with _club(request, code) as (conn, club, _):
+    async with club_access(request, code) as (conn, club, _):
         members = await clubs.present(conn, club.code)
         names = await clubs.names(conn, club.code)
-    database = _service(request).db
+    database = service_of(request).db
     head = orjson.dumps(
         {
             "club": {"code": club.code, "name": club.name},
@@ -416,7 +306,7 @@ async def club_export(code: str, request: Request) -> StreamingResponse:
 
 async def _member_target(request: Request, raw: str) -> str:
     if not valid_member_id(raw):
-        await _failed(request, "no such member")
+        await failed(request, "no such member")
     return raw
 
 
@@ -426,7 +316,7 @@ async def rename_member(
 ) -> dict[str, Any]:
     """A member renames themself (or the admin renames a member)."""
     target = await _member_target(request, member)
-    async with _club(request, code) as (conn, club, who):
+    async with club_access(request, code) as (conn, club, who):
         assert who is not None
         if not who.admin and who.member != target:
             raise HTTPException(403, "a member may rename only themself")
@@ -444,7 +334,7 @@ async def remove_member(code: str, member: str, request: Request) -> Response:
     """The admin removes a member, or a member leaves: the key stops working at once,
     and the archive calls the member "former member" from then on."""
     target = await _member_target(request, member)
-    async with _club(request, code) as (conn, club, who):
+    async with club_access(request, code) as (conn, club, who):
         assert who is not None
         if not who.admin and who.member != target:
             raise HTTPException(403, "only the club's admin key may remove another member")

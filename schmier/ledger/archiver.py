@@ -1,8 +1,8 @@
 """The archive's worker: takes finished games from the store's outbox and writes them to
 the database, behind the games and never in their way.
 
-Each instance runs one. It wakes when one of its rooms ends a game (and every
-`POLL_SECONDS` anyway, for games other instances or an earlier run left), takes the
+Each instance runs one. It looks at the outbox every `POLL_SECONDS` (the rooms know
+nothing of the archive: a game's end is only the entry its commit wrote), takes the
 oldest entries, claims each (so two instances rarely do the same work), folds the
 game's hands from its room's log (`rooms.archive.Archive`: the very records the room
 serves), writes the game (idempotent by its id) and only then removes the entry. A
@@ -30,7 +30,7 @@ from schmier.metrics import Metrics
 from schmier.rooms.archive import Archive
 from schmier.store import RoomStore, StoreError
 
-POLL_SECONDS = 1.0
+POLL_SECONDS = 0.5
 BATCH = 16
 CLAIM_MS = 10_000
 """How long a claim keeps other instances off an entry: far longer than archiving one
@@ -56,12 +56,7 @@ class Archiver:
         self._db = database
         self._metrics = metrics
         self._owner = owner
-        self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-
-    def nudge(self) -> None:
-        """A room of this instance ended a game: look at the outbox now."""
-        self._wake.set()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="archiver")
@@ -81,7 +76,6 @@ class Archiver:
         await self._db.ready.wait()
         backoff = 0.0
         while True:
-            self._wake.clear()
             try:
                 await self.drain()
                 backoff = 0.0
@@ -93,11 +87,7 @@ class Archiver:
                 failure("archive.failed")
                 backoff = MAX_BACKOFF
             await self._stats()
-            with contextlib.suppress(TimeoutError):
-                if backoff:
-                    await asyncio.sleep(backoff)
-                else:
-                    await asyncio.wait_for(self._wake.wait(), POLL_SECONDS)
+            await asyncio.sleep(backoff or POLL_SECONDS)
 
     async def drain(self) -> int:
         """Archive what the outbox holds now; how many games this call wrote. Raises

@@ -1,22 +1,22 @@
 """One actor per live room: the only code that changes a room.
 
-The actor is an asyncio task reading its mailbox. It handles one thing at a time (a
-connection, a frame, a join, a disconnection, a timer), so the rules need no locks and
-every seat sees the same order of events. For each thing it asks `table` for the next
-record, commits that change to the store (compare-and-set on the version) and only then
-adopts it and sends every view, so nobody ever sees a state that a crash could take
-back; `seq` is the store version. A commit either succeeds or raises, and the code that
-asked for it alone decides what is sent then.
+The actor is an asyncio task reading its mailbox. It handles one thing at a time (a connection,
+a frame, a join, a disconnection, a timer), so the rules need no locks and every seat sees the
+same order of events. For each thing it asks `table` for the next record, commits that change
+to the store (compare-and-set on the version) and only then adopts it and sends every view, so
+nobody ever sees a state that a crash could take back; `seq` is the store version. A commit
+either succeeds or raises, and the code that asked for it alone decides what is sent then. The
+commit that ends a game also fills the archive's outbox (`finished.py`).
 
-Timers (bots, the pause between hands, autoplay for a silent player or a turn out of
-time, the idle stop) come from the room's `Clock`: the loop waits for its mailbox until
-the next one is due. Bots decide in the server's worker pool, never on the loop.
+Timers (bots, the pause between hands, autoplay for a silent player or a turn out of time, the
+idle stop) come from the room's `Clock`: the loop waits for its mailbox until the next one is
+due. Bots decide in the server's worker pool, never on the loop.
 
-With several instances on one Redis the actor runs only on the instance holding the
-room's lease, and every commit carries the lease value, so the store refuses it once the
-lease is gone (`LeaseLost`: the actor stops at once). Sockets on other instances are
-peers whose `instance` is set: the actor publishes each new snapshot to their instances
-through its `Link` (the cluster), which also brings their forwarded operations in.
+With several instances on one Redis the actor runs only on the instance holding the room's
+lease, and every commit carries the lease value, so the store refuses it once the lease is gone
+(`LeaseLost`: the actor stops at once). Sockets on other instances are peers whose `instance`
+is set: the actor publishes each new snapshot to their instances through its `Link` (the
+cluster), which also brings their forwarded operations in.
 """
 
 from __future__ import annotations
@@ -68,7 +68,6 @@ class RoomActor(mailbox.Door):
         link: Link[RoomActor] | None = None,
         shuffler: Shuffler | None = None,
         pool: thinking.Pool,
-        on_finished: Callable[[], None] = lambda: None,
     ) -> None:
         super().__init__(record.code)
         self.record = record
@@ -81,8 +80,6 @@ class RoomActor(mailbox.Door):
         self._settings = settings
         self._metrics = metrics
         self._on_exit = on_exit
-        self._on_finished = on_finished
-        """Told after a commit that ended a game (the archive's worker wakes)."""
         self._link = link
         self._shuffler = shuffler = shuffler or SecureShuffler()
         self._peers = Sockets()
@@ -161,9 +158,8 @@ class RoomActor(mailbox.Door):
     def _exit(self) -> set[str]:
         """Close the local sockets; the instances holding the room's other sockets.
 
-        Those are not closed: their instance takes the room over (or finds the new
-        owner) once told that this one gave it up.
-        """
+        Those are not closed: their instance takes the room over (or finds the new owner)
+        once told that this one gave it up."""
         self.closed = True
         self._thinking.stop()
         self._on_exit(self)
@@ -228,9 +224,8 @@ class RoomActor(mailbox.Door):
         raises `outage.Unsettled` (its outcome is settled when the store is back).
         """
         self.outage.check()
-        now = time.time()
-        record = finished.counted(self.record, self.clock.timed(self.record, change.stored(), now))
-        ended = finished.entry(self.record, record, now)
+        record = self.clock.timed(self.record, change.stored(), time.time())
+        record, ended = finished.closing(self.record, record)
         snapshot = record.to_bytes()
         entries = change.log()
         try:
@@ -249,9 +244,6 @@ class RoomActor(mailbox.Door):
             raise StoreError(str(exc)) from exc
         self._metrics.actions.inc()
         self.adopt(record, self.version + 1, snapshot)
-        if ended is not None:
-            event("room.game_over", room=self.code, game=record.game)
-            self._on_finished()
 
     def adopt(self, record: RoomRecord, version: int, snapshot: bytes | None = None) -> None:
         """Take `record` (committed as `version`) as the room's and send every view."""
@@ -286,9 +278,8 @@ class RoomActor(mailbox.Door):
     def _broadcast(self, snapshot: bytes | None = None) -> None:
         """Send every connection its own view, each view serialised once per seat.
 
-        Sockets of other instances get no view from here: their instances get the
-        snapshot, once each, and build the views themselves.
-        """
+        Sockets of other instances get no view from here: their instances get the snapshot,
+        once each, and build the views themselves."""
         instances = self._peers.send_views(self._state_frame)
         if instances and self._link is not None:
             self._link.publish(self, instances, snapshot or self.record.to_bytes())
@@ -307,9 +298,6 @@ class RoomActor(mailbox.Door):
         # its own (it would bump `seq` for nothing); the next change stores it.
         seats = tuple(replace(s, connected=False) for s in self.record.seats)
         self.record = replace(self.record, seats=seats)
-        if self.record.game is None:  # a snapshot from before games were numbered
-            games = finished.count_games(await self._store.read_log(self.code))
-            self.record = replace(self.record, game=games)
         await self._talk.load()
         state = self.record.state
         if state is not None and state.phase == "deal":
@@ -370,8 +358,7 @@ class RoomActor(mailbox.Door):
     async def join_seat(
         self, name: str, wanted: int | None, op: str | None, member: str | None = None
     ) -> tuple[int, str]:
-        """A new player (a club's `member`, when joined with a member key) takes a
-        seat: (seat, token)."""
+        """A new player (a club's `member`, if joined with a key) takes a seat: (seat, token)."""
         seating = table.join(self.record, name, wanted, present=self._peers.has, member=member)
         self.clock.seated(seating.seat, self._loop.time())
         previous = self.record.seats[seating.seat]

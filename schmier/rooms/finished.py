@@ -12,6 +12,7 @@ makes them.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -19,7 +20,7 @@ import orjson
 
 from schmier import engine
 from schmier.rooms.record import RoomRecord
-from schmier.store import Finished
+from schmier.store import Finished, RoomStore
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -44,6 +45,20 @@ def count_games(entries: list[bytes]) -> int:
     """The number of the game in play in a started room, from its log: 1, plus one per
     rematch (how `records.Book` numbers the games too)."""
     return 1 + sum(1 for raw in entries if orjson.loads(raw)["action"]["type"] == "rematch")
+
+
+async def numbered(record: RoomRecord, store: RoomStore) -> RoomRecord:
+    """`record` with the number of its game: as stored, or for a snapshot from before
+    games were numbered (format 3 and older), counted from the room's log."""
+    if record.game is not None:
+        return record
+    return replace(record, game=count_games(await store.read_log(record.code)))
+
+
+def closing(before: RoomRecord, after: RoomRecord) -> tuple[RoomRecord, Finished | None]:
+    """The next record numbered (`counted`), and the outbox entry of the game it ends."""
+    numbered_after = counted(before, after)
+    return numbered_after, entry(before, numbered_after, time.time())
 
 
 def counted(before: RoomRecord, after: RoomRecord) -> RoomRecord:

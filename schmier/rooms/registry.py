@@ -10,7 +10,6 @@ leases or followers; the cluster depends on it, never the other way round.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from schmier import engine
@@ -18,7 +17,7 @@ from schmier.config import Settings
 from schmier.logs import event
 from schmier.metrics import Metrics
 from schmier.protocol import ClientFrame
-from schmier.rooms import thinking
+from schmier.rooms import finished, thinking
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.archive import Archive
 from schmier.rooms.codes import new_code
@@ -94,9 +93,6 @@ class Rooms:
         self.metrics = metrics
         self.opener: RoomOpener | None = None
         """Set when several instances may share the store (Redis)."""
-        self.finished: list[Callable[[], None]] = []
-        """Told whenever a room of this instance commits the end of a game (the
-        archive's worker, which then looks at the outbox at once)."""
         self.live: dict[str, RoomActor] = {}
         """The actors running on this instance, by room code."""
         self._loading: dict[str, asyncio.Task[LiveRoom | None]] = {}
@@ -159,8 +155,10 @@ class Rooms:
             return None
         if self.closing:
             raise ShuttingDown()
+        # A snapshot from before games were numbered gets its game's number first.
+        record = await finished.numbered(RoomRecord.from_bytes(stored.snapshot), self.store)
         actor = RoomActor(
-            RoomRecord.from_bytes(stored.snapshot),
+            record,
             stored.version,
             store=self.store,
             settings=self.settings,
@@ -169,16 +167,11 @@ class Rooms:
             lease=lease,
             link=link,
             pool=self.pool,
-            on_finished=self._game_finished,
         )
         self.live[code] = actor
         self.metrics.live_rooms.set(len(self.live))
         actor.start()
         return actor
-
-    def _game_finished(self) -> None:
-        for listener in self.finished:
-            listener()
 
     async def record(self, code: str) -> RoomRecord | None:
         """The room's record as stored (or as its live actor holds it); None: unknown."""

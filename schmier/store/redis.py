@@ -38,6 +38,7 @@ from schmier.store.base import (
 from schmier.store.errors import classify
 from schmier.store.health import StoreHealth
 from schmier.store.keys import ALL_PARTS, ROOM_PARTS, Keys
+from schmier.store.outbox import RedisOutbox
 from schmier.store.sentinel import Address, SentinelFinder, SwitchWatch
 from schmier.store.wire import RedisWire
 
@@ -133,8 +134,7 @@ class RedisStore:
         self._release = self._client.register_script(scripts.RELEASE)
         self._adopt = self._client.register_script(scripts.ADOPT_LEGACY)
         self._bucket = self._client.register_script(scripts.TOKEN_BUCKET)
-        self._outbox_done = self._client.register_script(scripts.OUTBOX_DONE)
-        self._outbox_claim = self._client.register_script(scripts.OUTBOX_CLAIM)
+        self._outbox = RedisOutbox(self._client, self._keys, self.calling)
 
     @property
     def wire(self) -> RedisWire:
@@ -399,46 +399,16 @@ class RedisStore:
     # ------------------------------------------------------------ the archive's outbox
 
     async def outbox_pending(self, limit: int) -> list[tuple[str, bytes]]:
-        if limit <= 0:
-            return []
-        with self.calling("outbox"):
-            games: list[Any] = await self._client.zrange(self._keys.outbox("queue"), 0, limit - 1)
-            if not games:
-                return []
-            payloads: list[Any] = await self._client.hmget(self._keys.outbox("entries"), games)
-        pending = []
-        for game, payload in zip(games, payloads, strict=True):
-            if payload is not None:
-                pending.append((_text(game), _raw(payload)))
-            else:  # a queue entry without its payload cannot be archived: drop it
-                await self.outbox_done(_text(game))
-        return pending
+        return await self._outbox.pending(limit)
 
     async def outbox_claim(self, game: str, owner: str, ms: int) -> bool:
-        with self.calling("outbox"):
-            taken: Any = await self._outbox_claim(
-                keys=[self._keys.outbox(f"claim:{game}")], args=[owner, max(1, ms)]
-            )
-        return bool(int(taken))
+        return await self._outbox.claim(game, owner, ms)
 
     async def outbox_done(self, game: str) -> None:
-        keys = [
-            self._keys.outbox("queue"),
-            self._keys.outbox("entries"),
-            self._keys.outbox(f"claim:{game}"),
-        ]
-        with self.calling("outbox"):
-            await self._outbox_done(keys=keys, args=[game])
+        await self._outbox.done(game)
 
     async def outbox_stats(self) -> tuple[int, int | None]:
-        with self.calling("outbox"):
-            async with self._client.pipeline(transaction=False) as pipe:
-                pipe.zcard(self._keys.outbox("queue"))
-                pipe.zrange(self._keys.outbox("queue"), 0, 0, withscores=True)
-                count, oldest = await pipe.execute()
-        if not oldest:
-            return int(count), None
-        return int(count), int(oldest[0][1])
+        return await self._outbox.stats()
 
     # ------------------------------------------------------------ health
 

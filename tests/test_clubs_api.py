@@ -32,7 +32,14 @@ ADMIN_ONLY = {("PATCH", "/api/clubs/{club}"), ("DELETE", "/api/clubs/{club}/game
 
 @pytest.fixture
 def server(server_factory: ServerFactory, archive: dict[str, Any]) -> RunningServer:
+    """A server on each archive in turn (the checks that reach into the archive's rows)."""
     return server_factory(**archive)
+
+
+@pytest.fixture
+def sqlite_server(server_factory: ServerFactory, tmp_path: Any) -> RunningServer:
+    """A server on SQLite (the checks the database cannot change)."""
+    return server_factory(data_dir=str(tmp_path / "data"))
 
 
 async def a_club_with_a_game(
@@ -88,7 +95,8 @@ async def test_every_endpoint_refuses_a_non_member_and_a_wrong_key(server: Runni
     assert (await api.call("GET", f"/api/clubs/{club}/games/nope")).status_code == 401
 
 
-async def test_bad_input_is_refused_and_changes_nothing(server: RunningServer) -> None:
+async def test_bad_input_is_refused_and_changes_nothing(sqlite_server: RunningServer) -> None:
+    server = sqlite_server
     api = ClubApi(server)
     for body in ({}, {"name": ""}, {"name": " \u200b "}, {"name": "x" * 41}, {"name": 5},
                  {"name": "ok", "extra": 1}, {"name": "\u0000\u0007"}, []):  # fmt: skip
@@ -126,7 +134,8 @@ async def test_bad_input_is_refused_and_changes_nothing(server: RunningServer) -
     assert [m["name"] for m in info["members"]] == ["Ann"] and info["rooms"] == []
 
 
-async def test_member_keys_at_the_join(server: RunningServer) -> None:
+async def test_member_keys_at_the_join(sqlite_server: RunningServer) -> None:
+    server = sqlite_server
     api = ClubApi(server)
     club, admin = await api.create("Join club")
     ann = await api.join(club, "Ann")
@@ -206,7 +215,8 @@ async def test_renames_leaving_removal_and_deletion(server: RunningServer) -> No
     assert (await api.call("GET", f"/api/clubs/{club}", ann[1])).status_code == 401
 
 
-async def test_standings_csv(server: RunningServer) -> None:
+async def test_standings_csv(sqlite_server: RunningServer) -> None:
+    server = sqlite_server
     api = ClubApi(server)
     club, admin = await api.create("CSV club")
     ann = await api.join(club, "=HYPERLINK(1)")

@@ -12,11 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from schmier.ledger import games
+from schmier.ledger.backup import backup
 from schmier.ledger.build import ArchivedGame, SeatResult
 from schmier.ledger.database import VERSION_TABLE, Database
 from schmier.ledger.schema import metadata
@@ -62,12 +64,10 @@ def env_of(archive: dict[str, Any]) -> dict[str, str]:
     return {"SCHMIER_DATA_DIR": archive["data_dir"]}
 
 
-async def test_migrations_make_the_schema_and_run_as_a_command(archive: dict[str, Any]) -> None:
-    done = run_schmier(env_of(archive), "migrate")
-    assert done.returncode == 0, done.stderr
-    assert "up to date" in done.stdout
+async def test_migrations_make_the_schema(archive: dict[str, Any]) -> None:
     database = Database(url_of(archive))
     try:
+        await database.migrate()
         await database.migrate()  # again: nothing to do
         async with database.begin() as conn:
             diff = await conn.run_sync(
@@ -81,7 +81,15 @@ async def test_migrations_make_the_schema_and_run_as_a_command(archive: dict[str
         assert version == "0001"
     finally:
         await database.aclose()
-    assert run_schmier(env_of(archive), "frobnicate").returncode != 0
+
+
+def test_migrate_as_a_command(pg_database: str) -> None:
+    """`schmier migrate` migrates the configured database and exits; nothing else is a
+    command."""
+    done = run_schmier({"SCHMIER_DATABASE_URL": pg_database}, "migrate")
+    assert done.returncode == 0, done.stderr
+    assert "up to date" in done.stdout and "postgresql+asyncpg" in done.stdout
+    assert run_schmier({"SCHMIER_DATABASE_URL": pg_database}, "frobnicate").returncode != 0
 
 
 async def test_a_game_is_written_once(archive: dict[str, Any]) -> None:
@@ -126,7 +134,8 @@ async def test_sqlite_online_backup_while_writing(tmp_path: Path) -> None:
         writer.cancel()
         await asyncio.gather(writer, return_exceptions=True)
         assert done.returncode == 0, done.stderr
-        assert run_schmier({"SCHMIER_DATA_DIR": str(data)}, "backup", str(copy)).returncode != 0
+        with pytest.raises(FileExistsError):  # never over an existing file
+            backup(database.url, copy)
     finally:
         await database.aclose()
     with sqlite3.connect(copy) as restored:

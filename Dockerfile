@@ -39,16 +39,21 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 COPY --from=build /opt/schmier /opt/schmier
 
 # A fixed uid and gid (10001), so volumes and file permissions are predictable.
+# /data holds the archive's SQLite file (docs/archive.md): a volume, owned by that user
+# (a new named volume takes the directory's owner from the image).
 RUN groupadd --system --gid 10001 schmier \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
-        --shell /usr/sbin/nologin schmier
+        --shell /usr/sbin/nologin schmier \
+    && mkdir /data && chown 10001:10001 /data
 USER schmier:schmier
+VOLUME /data
 WORKDIR /tmp
 
 # Listen on all interfaces inside the container; publish the port to choose where it
 # is reachable from. Behind a reverse proxy set SCHMIER_PROXY_HEADERS=true and
 # SCHMIER_FORWARDED_ALLOW_IPS to the proxy's address (see docs/self-hosting.md).
 ENV SCHMIER_HOST=0.0.0.0 \
+    SCHMIER_DATA_DIR=/data \
     SCHMIER_PROXY_HEADERS=false \
     SCHMIER_FORWARDED_ALLOW_IPS=127.0.0.1
 

@@ -1,13 +1,21 @@
-"""`python -m schmier` / `schmier`: run the server with uvicorn and the `SCHMIER_*` settings."""
+"""`python -m schmier` / `schmier`: run the server with uvicorn and the `SCHMIER_*` settings.
+
+`schmier migrate` brings the archive's database schema up to date and exits (the server
+also does it when it starts); `schmier backup FILE` copies a SQLite archive to FILE while
+the server runs (docs/archive.md).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import uvicorn
-
-from schmier.api import create_app
 from schmier.config import Settings
+
+if TYPE_CHECKING:
+    import uvicorn
 
 
 def uvicorn_log_config(settings: Settings) -> dict[str, Any]:
@@ -32,6 +40,11 @@ def uvicorn_log_config(settings: Settings) -> dict[str, Any]:
 
 def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
     """The uvicorn configuration every entry point (and the test servers) uses."""
+    # Imported here: `schmier migrate` and `schmier backup` need neither.
+    import uvicorn
+
+    from schmier.api import create_app
+
     options: dict[str, object] = {
         "host": settings.host,
         "port": settings.port,
@@ -55,10 +68,41 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
     return uvicorn.Config(create_app(settings), **options)  # type: ignore[arg-type]
 
 
-def main() -> None:
-    """Start the server and block until it is stopped (SIGINT / SIGTERM)."""
+USAGE = "usage: schmier [migrate | backup FILE]"
+
+
+async def _migrate(settings: Settings) -> None:
+    from schmier.ledger.database import Database
+
+    database = Database(settings.archive_url)
+    try:
+        await database.migrate()
+    finally:
+        await database.aclose()
+    print(f"the archive's schema is up to date: {database.where}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Start the server and block until it is stopped (SIGINT / SIGTERM), or run one
+    of the commands."""
+    args = sys.argv[1:] if argv is None else argv
     settings = Settings()
-    uvicorn.Server(uvicorn_config(settings)).run()
+    if not args:
+        import uvicorn
+
+        uvicorn.Server(uvicorn_config(settings)).run()
+    elif args == ["migrate"]:
+        asyncio.run(_migrate(settings))
+    elif len(args) == 2 and args[0] == "backup":
+        from schmier.ledger.backup import backup
+
+        try:
+            size = backup(settings.archive_url, Path(args[1]))
+        except (ValueError, OSError) as exc:
+            sys.exit(f"schmier backup: {exc}")
+        print(f"archive copied to {args[1]} ({size} bytes)")
+    else:
+        sys.exit(USAGE)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schmier.engine.bots import levels
+from schmier.ledger.urls import database_url, default_data_dir
 from schmier.store.sentinel import parse_sentinels
 
 
@@ -211,6 +212,27 @@ class Settings(BaseSettings):
     max_frame: int = Field(
         8192, ge=256, description="Largest WebSocket frame in bytes; larger closes with 1009."
     )
+    data_dir: str | None = Field(
+        None,
+        min_length=1,
+        description=(
+            "Directory of the archive's SQLite file (`schmier.db`), made if missing; "
+            "unset: $XDG_DATA_HOME/schmier or ~/.local/share/schmier; unused when "
+            "SCHMIER_DATABASE_URL is set."
+        ),
+    )
+    database_url: str | None = Field(
+        None,
+        description=(
+            "The archive's database: `postgresql://user:password@host:5432/db` or "
+            "`sqlite:////path/file.db`; unset: SQLite in SCHMIER_DATA_DIR."
+        ),
+    )
+    club_rate: int = Field(
+        300,
+        ge=1,
+        description="Requests per minute one club's API answers, from all addresses together.",
+    )
 
     @field_validator("default_bot")
     @classmethod
@@ -219,6 +241,18 @@ class Settings(BaseSettings):
             known = ", ".join(lvl.name for lvl in levels.LEVELS)
             raise ValueError(f"unknown bot level {value!r}; known: {known}")
         return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_known(cls, value: str | None) -> str | None:
+        if value:
+            database_url(value, ".")
+        return value or None
+
+    @property
+    def archive_url(self) -> str:
+        """The SQLAlchemy URL of the archive's database (docs/archive.md)."""
+        return database_url(self.database_url, self.data_dir or default_data_dir())
 
     @field_validator("redis_sentinels")
     @classmethod

@@ -148,6 +148,35 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.outbox_pending = Gauge(
+            "schmier_archive_outbox_pending",
+            "Finished games waiting in the outbox to be archived (docs/archive.md; with "
+            "Redis the outbox is shared, so every instance shows the same figure).",
+            registry=self.registry,
+        )
+        self.outbox_oldest = Gauge(
+            "schmier_archive_outbox_oldest_seconds",
+            "Seconds since the oldest game waiting in the outbox ended (0: none waits).",
+            registry=self.registry,
+        )
+        self.archive_failures = Counter(
+            "schmier_archive_failures",
+            "Attempts to archive a game that failed (the database or the store did not "
+            "answer); the game stays in the outbox and is tried again.",
+            registry=self.registry,
+        )
+        self.archived = Counter(
+            "schmier_archive_games",
+            "Games this instance wrote to the archive.",
+            registry=self.registry,
+        )
+        self.archive_lost = Counter(
+            "schmier_archive_games_lost",
+            "Outbox entries dropped because their room's log no longer held the game "
+            "(it expired before the database came back).",
+            registry=self.registry,
+        )
+
     def watch_store(self, store: RoomStore) -> None:
         """Export the Redis store's own counters (nothing for the memory store)."""
         if isinstance(store, RedisStore):

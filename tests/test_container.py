@@ -247,7 +247,9 @@ async def test_the_image_runs_healthy_as_10001_and_serves_a_game(
     )
     assert in_container(podman, name, f'/opt/schmier/bin/python -c "{probe}"').strip() == "[]"
     megabytes = int(in_container(podman, name, "du -sm /opt/schmier").split()[0])
-    assert megabytes < 100, f"/opt/schmier holds {megabytes} MB"
+    # About 55 MB before the archive, whose database stack (SQLAlchemy with its compiled
+    # extensions, asyncpg, Alembic, aiosqlite, greenlet) adds about 45 MB: 100 MB then.
+    assert megabytes < 140, f"/opt/schmier holds {megabytes} MB"
 
     async with loopback.async_client(base_url=server.base_url) as http:
         page = await http.get("/")

@@ -28,6 +28,7 @@ import redis
 
 from schmier.rooms.codes import hash_token
 from tests.support import loopback
+from tests.support.clubs import ClubApi, join_room
 from tests.support.servers import REPO, Client, RunningServer, free_port
 
 CARD_WORD = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][SHDC]|X[12])(?![A-Za-z0-9])")
@@ -51,6 +52,7 @@ def logged_server(
         "SCHMIER_HAND_PAUSE": "0",
         "SCHMIER_TRICK_PAUSE": "0",
         "SCHMIER_AUTOPLAY_AFTER": "0.2",
+        "SCHMIER_DATA_DIR": str(tmp_path / "data"),
         "PYTHONUNBUFFERED": "1",
     }
     with log.open("wb") as sink:
@@ -124,6 +126,17 @@ async def test_a_whole_evening_logs_no_secret(
     await bob.close()
     await server.room(code)
 
+    # A club: its admin key and member keys never reach a line either.
+    clubs = ClubApi(server)
+    club, admin_key = await clubs.create("Log club")
+    _member, member_key = await clubs.join(club, "Cleo")
+    club_room = await clubs.room(club, member_key, "wisconsin4", {"target": 5})
+    assert (await join_room(server, club_room, "x", 0, member_key)).status_code == 200
+    assert (await join_room(server, club_room, "x", 1, admin_key + "x")).status_code == 403
+    for key in (admin_key, member_key, member_key + "x"):
+        await clubs.call("GET", f"/api/clubs/{club}", key)
+    keys = (admin_key, member_key)
+
     store = redis.Redis.from_url(redis_url)
     try:
         entries = store.lrange(f"{redis_prefix}log:{{{code}}}", 0, -1)
@@ -149,7 +162,7 @@ async def test_a_whole_evening_logs_no_secret(
         entry = orjson.loads(line)  # JSON lines only: nothing else reached stderr
         events.add(entry.get("event"))
         levels.add((entry["logger"], entry["level"]))
-        for token in (ann_token, bob_token):
+        for token in (ann_token, bob_token, *keys):
             assert token[:10] not in line, line
             assert hash_token(token)[:16] not in line, line
         assert not CARD_WORD.findall(line), line
@@ -158,4 +171,5 @@ async def test_a_whole_evening_logs_no_secret(
         assert not [seed for seed in seeds if seed[:16] in line], line
         assert "I hold" not in line, line
     assert {"room.created", "room.join", "room.start", "socket.bad_token", "room.leave"} <= events
+    assert {"club.created", "club.joined", "archive.game"} <= events
     assert ("uvicorn.error", "debug") in levels  # uvicorn's debug output was on, and clean

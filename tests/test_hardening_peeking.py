@@ -372,7 +372,8 @@ async def poll_http(server: RunningServer, code: str, stop: asyncio.Event) -> in
             assert answer.status_code == 200
             body = answer.json()
             assert not cards_in(body), body
-            assert set(body) == {"code", "variant", "rules", "phase", "seats"}
+            assert set(body) == {"code", "variant", "rules", "phase", "seats", "club"}
+            assert body["club"] is False  # whether the room is a club's; never which
             for seat in body["seats"]:
                 bot = {"bot"} if seat["kind"] == "bot" else set()
                 assert set(seat) == {"seat", "name", "kind", "connected"} | bot

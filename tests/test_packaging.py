@@ -287,6 +287,12 @@ def test_wheel_ships_the_static_client(tmp_path: Path) -> None:
         if path.is_file() and "__pycache__" not in path.parts:
             assert f"schmier/web/{path.relative_to(ROOT / 'web').as_posix()}" in names
     assert {"schmier/__init__.py", "schmier/py.typed", "schmier/store/redis.py"} <= names
+    # The archive's migrations (Alembic reads them from the installed package).
+    assert {
+        "schmier/ledger/migrations/env.py",
+        "schmier/ledger/migrations/script.py.mako",
+        "schmier/ledger/migrations/versions/v0001_archive_and_clubs.py",
+    } <= names
     # Only the package (and its metadata): no top-level `app`, `tests` or `web`.
     tops = {name.split("/")[0] for name in names}
     assert {top for top in tops if not top.endswith(".dist-info")} == {"schmier"}, tops
@@ -383,10 +389,13 @@ def test_ci_script_is_strict_and_runs_the_readme() -> None:
         "bash tools/lock --check-exports",
         "docker-compose -f docker-compose.yml config -q",
         "docker-compose -f docs/examples/docker-compose.ha.yml config -q",
+        "docker-compose -f docs/examples/docker-compose.postgres.yml config -q",
+        "pg_ctlcluster --skip-systemctl-redirect",
         "ruff check .",
         "ruff format --check .",
         "mypy",
-        'SCHMIER_TEST_REQUIRE=redis,browser,nginx,container bash -euo pipefail -c "$test_command"',
+        "SCHMIER_TEST_REQUIRE=redis,browser,nginx,container,postgres bash -euo pipefail -c"
+        ' "$test_command"',
         "apt_install podman runc netavark aardvark-dns debootstrap",
         'export CONTAINERS_CONF="$PWD/tools/containers.conf"',
         "bash tools/container-bases",

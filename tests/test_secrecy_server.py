@@ -324,3 +324,33 @@ def test_the_record_checks_catch_a_leak() -> None:
         check_reveals([shown, asked], None)
     shown["view"]["next_deal"]["committed"] = [0]
     assert check_reveals([shown, asked], 0) == 1
+
+
+async def test_club_pages_leak_nothing_of_a_hand_in_play(server: RunningServer) -> None:
+    """A club game, then a rematch: all the while a member asks for every page of the
+    club (its archive, each game with its hands, standings, the CSV, the export) besides
+    the room's own records; nothing answered belongs to a hand in play or to an undealt
+    deck, and the game in play never reaches the archive."""
+    from tests.support.clubs import ClubApi, club_table
+
+    api = ClubApi(server)
+    club, _admin = await api.create("Secret club")
+    members = [await api.join(club, name) for name in ("Ann", "Bo")]
+    room = await api.room(club, members[0][1], "schmier5", {"target": 5})
+    clients = await club_table(server, room, {0: members[0][1], 3: members[1][1]}, "schmier5")
+    poller = RecordPoller(server, room, club=(club, members[1][1]))
+    stop = asyncio.Event()
+    polling = asyncio.create_task(poller.run(stop))
+    rng = random.Random("club-secrecy")
+    players = [Player(c, rng, before_act=poller.now_and_then) for c in clients.values()]
+    await play_all(players, lambda v: v["phase"] == "game_over")
+    await clients[0].send({"type": "rematch"})
+    for client in clients.values():
+        await client.wait_state(lambda v: v["phase"] not in ("game_over", "lobby"))
+    await play_all(players, lambda v: v["phase"] == "game_over")
+    stop.set()
+    await polling
+    assert poller.live_rounds > 3, (poller.rounds, poller.live_rounds)
+    assert poller.archived, "the first game was in the archive while the second was played"
+    for client in clients.values():
+        await client.close()

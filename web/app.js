@@ -27,6 +27,10 @@
 //   keys.js     the keyboard and the focus     timer.js    the turn timer's countdown
 //   help.js     the rules pages                terms.js    the point names' tooltips
 //   tally.js    the points each side holds so far in the hand
+//   club.js     a club's page, /c/{code}        clubkeys.js the clubs' keys, their API
+//   clubstats.js  standings, partnerships       clubgames.js  the club's archive
+//   clubwords.js  players' names, dates         ratingchart.js  the rating chart (SVG)
+//   clubhome.js   "your clubs", a new club
 
 import { loadLanguages, t } from "./i18n.js";
 import { loadGames } from "./games.js";
@@ -38,6 +42,7 @@ import { openRoom, room } from "./state.js";
 import { showRoom } from "./render.js";
 import { showReplay } from "./replay.js";
 import { showRulesPage } from "./help.js";
+import { showClub } from "./club.js";
 
 let languagesLoaded = null;
 
@@ -64,6 +69,16 @@ async function start() {
   const hand = location.pathname.match(/^\/r\/([^/]+)\/h\/([1-9][0-9]*)\/?$/);
   if (hand) {
     showReplay(decodeURIComponent(hand[1]), Number(hand[2]));
+    return;
+  }
+  // A club's page (the club's code is its invite).
+  const club = location.pathname.match(/^\/c\/([a-z2-7]{16})\/?$/i);
+  if (club) {
+    showClub(club[1].toLowerCase());
+    return;
+  }
+  if (location.pathname.startsWith("/c/")) {
+    messagePage(t("club.err.unknown"));
     return;
   }
   const m = location.pathname.match(/^\/r\/([^/]+)\/?$/);

@@ -7,6 +7,7 @@ import { shell } from "./page.js";
 import { api } from "./net.js";
 import { choiceLabel, gameAbout, gameLabel, games, ruleLabel } from "./games.js";
 import { offRuleField } from "./timer.js";
+import { newClubForm, yourClubs } from "./clubhome.js";
 
 // An int rule with at most this many values is a drop-down, a wider one a number box.
 const SELECT_UP_TO = 10;
@@ -14,7 +15,7 @@ const SELECT_UP_TO = 10;
 export function showHome() {
   document.title = "Schmier";
   const books = games();
-  shell(h("main", { class: "home" }, createForm(books), openForm()));
+  shell(h("main", { class: "home" }, yourClubs(), createForm(books), openForm(), newClubForm()));
 }
 
 function createForm(books) {

@@ -193,13 +193,14 @@ let openDialog = null;
 /**
  * Show the review of hand `n` over the room. `load()` gives its record (or null) and
  * `outcomeOf(record)` the check of its deal. Escape, or the close button, closes it.
+ * `code` null: a hand of a club's archive, whose room may be gone (no page, no link).
  */
 export async function openReviewDialog(code, n, book, load, outcomeOf) {
   closeReviewDialog();
   const dialog = h("dialog", { class: "review-dialog", id: "review-dialog", "aria-label": t("review.title", { n }) });
   const close = h("button", { type: "button", class: "quiet review-close", dataset: { review: "close" } }, `✕ ${t("review.close")}`);
   close.addEventListener("click", closeReviewDialog);
-  const open = h("a", { href: reviewLink(code, n), class: "button-link quiet", dataset: { review: "page" } }, t("review.open_page"));
+  const open = code ? h("a", { href: reviewLink(code, n), class: "button-link quiet", dataset: { review: "page" } }, t("review.open_page")) : null;
   const body = h("div", { class: "review-body" }, h("p", { class: "muted" }, t("review.loading")));
   dialog.append(h("div", { class: "review-bar" }, open, close), body);
   dialog.addEventListener("close", () => {

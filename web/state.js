@@ -23,6 +23,7 @@ import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
 import { checkDeals, dealsFor, noteDeal, revealFor } from "./deals.js";
 import { trickHoldMs } from "./hold.js";
+import { memberKeyForRoom } from "./clubkeys.js";
 import { useDeck } from "./cardface.js";
 import { noteTurnTimer } from "./timer.js";
 
@@ -474,7 +475,14 @@ export async function joinSeat(name, seat) {
   localStorage.setItem(NAME_KEY, name);
   let res;
   try {
-    res = await api("POST", `/api/rooms/${encodeURIComponent(room.code)}/join`, { name, seat });
+    // A member of the room's club sits down as that member (clubkeys.js).
+    const key = memberKeyForRoom(room.code);
+    const body = key ? { name, seat, member_key: key } : { name, seat };
+    res = await api("POST", `/api/rooms/${encodeURIComponent(room.code)}/join`, body);
+    if (key && (res.status === 403 || res.status === 422)) {
+      // No longer a member (or no club's room after all): sit down as anyone would.
+      res = await api("POST", `/api/rooms/${encodeURIComponent(room.code)}/join`, { name, seat });
+    }
   } catch {
     joinFailed(t("err.network"));
     return;

@@ -11,6 +11,7 @@ small HTTP helpers.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -179,12 +180,19 @@ def start_subprocess_server(
     port, with the `SCHMIER_*` settings of `env`; its stderr goes to `log` (appended; a
     temporary file when None, deleted when the server is stopped)."""
     port = free_port()
-    child = start_child(schmier_command(), schmier_env(env, port), port, log=log)
+    settings = dict(env)
+    scratch: str | None = None
+    if "SCHMIER_DATA_DIR" not in env and "SCHMIER_DATABASE_URL" not in env:
+        # An archive of its own: several processes must not share one SQLite file.
+        scratch = settings["SCHMIER_DATA_DIR"] = tempfile.mkdtemp(prefix="schmier-data-")
+    child = start_child(schmier_command(), schmier_env(settings, port), port, log=log)
     running = RunningServer(port)
 
     def stop() -> None:
         child.stop()
         child.forget_log()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     running._stop = stop
     return running, child.process

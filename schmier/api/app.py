@@ -11,6 +11,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from schmier import __version__, fdlimit
+from schmier.api.clubaccess import ClubService
+from schmier.api.clubs import router as club_router
 from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.install import install_routes
 from schmier.api.security import SecurityHeaders, guard_socket
@@ -18,9 +20,12 @@ from schmier.api.statics import ClientFiles, static_routes
 from schmier.api.wireframes import FrameWriter
 from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
+from schmier.cluster.node import default_instance_id
 from schmier.collector import Collector
 from schmier.config import Settings
 from schmier.engine.bots import levels
+from schmier.ledger.archiver import Archiver
+from schmier.ledger.database import Database
 from schmier.logs import configure, event
 from schmier.looplag import LoopLag
 from schmier.metrics import Metrics
@@ -104,6 +109,13 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         # works the same way, it simply always gets the lease.
         node = rooms.opener = Node(the_store, settings, rooms)
 
+    # The archive: written behind the games through the store's outbox, never in their
+    # way (docs/archive.md); the database is migrated in the background at start-up.
+    database = Database(settings.archive_url)
+    owner = node.instance if node is not None else default_instance_id()
+    archiver = Archiver(the_store, rooms.archive, database, metrics, owner)
+    limits = Limits.for_store(settings, the_store, metrics)
+
     collector = Collector(
         settings.gc_step_ms / 1000,
         settings.gc_full_seconds,
@@ -124,6 +136,8 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
             if node is not None:
                 await node.start()
             rooms.pool.warm()
+            database.start()
+            archiver.start()
             yield
         finally:
             await lag.aclose()
@@ -131,6 +145,8 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
             # Stopping the actors frees their leases and tells the instances following
             # their rooms, which take them over at once (a graceful hand-over).
             await rooms.stop_all()
+            await archiver.aclose()
+            await database.aclose()
             if node is not None:
                 await node.aclose()
             if own_store:
@@ -148,8 +164,12 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     app.state.metrics = metrics
     app.state.rooms = rooms
     app.state.node = node
-    app.state.limits = Limits.for_store(settings, the_store, metrics)
+    app.state.limits = limits
+    app.state.database = database
+    app.state.archiver = archiver
+    app.state.clubs = ClubService(database, rooms, limits, settings, the_store, metrics)
     app.include_router(router)
+    app.include_router(club_router)
     web = web_directory()
     if web is not None:
         files = ClientFiles(web)

@@ -175,8 +175,13 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
     normal = await _check_lookup(request, code)
     if not await _limits(request).join.take(client_address(request)):
         raise _too_many()
+    name, member = body.name, None
     try:
-        seat, token = await _rooms(request).join(normal, body.name, body.seat)
+        if body.member_key is not None:
+            name, member = await request.app.state.clubs.seat_member(
+                request, normal, body.member_key
+            )
+        seat, token = await _rooms(request).join(normal, name, body.seat, member)
     except UnknownRoom:
         await _unknown(request)
     except JoinRefused as exc:
@@ -322,9 +327,9 @@ def web_directory() -> Path | None:
 
 
 def page_routes(files: ClientFiles) -> APIRouter:
-    """`/`, `/r/{code}`, `/r/{code}/h/{n}` (the review of a finished hand) and
-    `/rules/{game}`: the same single page, which reads what to show from the URL. `HEAD` answers as
-    `GET` does (a monitor's or a link preview's check of the address)."""
+    """`/`, `/r/{code}`, `/r/{code}/h/{n}` (the review of a finished hand), `/rules/{game}`
+    and `/c/{code}` (a club): the same single page, which reads what to show from the URL.
+    `HEAD` answers as `GET` does (a monitor's or a link preview's check of the address)."""
     pages = APIRouter()
 
     def page(request: Request) -> Response:
@@ -344,6 +349,10 @@ def page_routes(files: ClientFiles) -> APIRouter:
 
     @pages.api_route("/rules/{name}", methods=["GET", "HEAD"], include_in_schema=False)
     async def rules_page(request: Request, name: str) -> Response:
+        return page(request)
+
+    @pages.api_route("/c/{code}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def club_page(request: Request, code: str) -> Response:
         return page(request)
 
     @pages.api_route("/r/{rest:path}", methods=["GET", "HEAD"], include_in_schema=False)

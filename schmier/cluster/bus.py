@@ -42,6 +42,9 @@ class Op:
     """join: the newcomer's name."""
     wanted: int | None = None
     """join: the seat asked for (None: the first empty one)."""
+    member: str | None = None
+    """join: the club member joining with a member key (sent only when set, so an
+    instance of the release before clubs still reads every other join)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +128,8 @@ def encode(message: Message) -> bytes:
     body = asdict(message)
     if isinstance(message, Op):
         body["from"] = body.pop("sender")
+        if body["member"] is None:
+            del body["member"]
     return orjson.dumps({"t": _TAGS[type(message)], **body})
 
 

@@ -137,14 +137,16 @@ class Follower(Ownership):
         sock.started(self._frames.frame(self.record, self.version, peer.seat))
         return True
 
-    async def join(self, name: str, seat: int | None) -> tuple[int, str]:
+    async def join(
+        self, name: str, seat: int | None, *, member: str | None = None
+    ) -> tuple[int, str]:
         """Forward a join; a join is never sent twice (its token could not be resent)."""
         local = await self._settled()
         if local is not None:
-            return await local.join(name, seat)
+            return await local.join(name, seat, member=member)
         if self.paused:
             raise StoreUnavailable(f"room {self.code}: the store is unavailable")
-        op_id, future = self._request("join", "", name=name, wanted=seat)
+        op_id, future = self._request("join", "", name=name, wanted=seat, member=member)
         try:
             async with asyncio.timeout(self.node.lease_ms / 1000 * 2 + 5):
                 answer: bus.Joined = await asyncio.shield(future)

@@ -111,7 +111,7 @@ async def _frame(outbox: Outbox, room: RoomActor, op: bus.Op) -> str:
 
 async def _join(outbox: Outbox, room: RoomActor, op: bus.Op) -> None:
     try:
-        seat, token = await room.join_seat(op.name or "", op.wanted, op.id)
+        seat, token = await room.join_seat(op.name or "", op.wanted, op.id, op.member)
     except JoinRefused as exc:
         answer = bus.Joined(room.code, op.id, status=exc.status, detail=exc.detail)
     else:

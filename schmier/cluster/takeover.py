@@ -134,7 +134,7 @@ async def _join_locally(
         settle(future, StoreError("the room changed owner; try again"))
         return
     try:
-        seat, token = await actor.join(op.name or "", op.wanted)
+        seat, token = await actor.join(op.name or "", op.wanted, member=op.member)
     except JoinRefused as exc:
         settle(future, bus.Joined(f.code, op.id, status=exc.status, detail=exc.detail))
     except (RoomGone, LeaseLost, StoreError, Refused, VersionConflict) as exc:

@@ -69,6 +69,9 @@ class RoomInfo(BaseModel):
     rules: dict[str, Any]
     phase: Phase
     seats: list[SeatInfo]
+    club: bool = False
+    """Whether the room belongs to a club (its finished games count for the club; a
+    member joins it with `member_key`). The club itself is not named."""
 
 
 class JoinRoom(BaseModel):
@@ -78,6 +81,8 @@ class JoinRoom(BaseModel):
 
     name: str = Field(max_length=200)
     seat: int | None = None
+    member_key: str | None = Field(None, max_length=200)
+    """A club member's key: in a club room, seats that member under the member's name."""
 
     @field_validator("name")
     @classmethod

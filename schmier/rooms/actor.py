@@ -1,22 +1,22 @@
 """One actor per live room: the only code that changes a room.
 
-The actor is an asyncio task reading its mailbox. It handles one thing at a time (a
-connection, a frame, a join, a disconnection, a timer), so the rules need no locks and
-every seat sees the same order of events. For each thing it asks `table` for the next
-record, commits that change to the store (compare-and-set on the version) and only then
-adopts it and sends every view, so nobody ever sees a state that a crash could take
-back; `seq` is the store version. A commit either succeeds or raises, and the code that
-asked for it alone decides what is sent then.
+The actor is an asyncio task reading its mailbox. It handles one thing at a time (a connection,
+a frame, a join, a disconnection, a timer), so the rules need no locks and every seat sees the
+same order of events. For each thing it asks `table` for the next record, commits that change
+to the store (compare-and-set on the version) and only then adopts it and sends every view, so
+nobody ever sees a state that a crash could take back; `seq` is the store version. A commit
+either succeeds or raises, and the code that asked for it alone decides what is sent then. The
+commit that ends a game also fills the archive's outbox (`finished.py`).
 
-Timers (bots, the pause between hands, autoplay for a silent player or a turn out of
-time, the idle stop) come from the room's `Clock`: the loop waits for its mailbox until
-the next one is due. Bots decide in the server's worker pool, never on the loop.
+Timers (bots, the pause between hands, autoplay for a silent player or a turn out of time, the
+idle stop) come from the room's `Clock`: the loop waits for its mailbox until the next one is
+due. Bots decide in the server's worker pool, never on the loop.
 
-With several instances on one Redis the actor runs only on the instance holding the
-room's lease, and every commit carries the lease value, so the store refuses it once the
-lease is gone (`LeaseLost`: the actor stops at once). Sockets on other instances are
-peers whose `instance` is set: the actor publishes each new snapshot to their instances
-through its `Link` (the cluster), which also brings their forwarded operations in.
+With several instances on one Redis the actor runs only on the instance holding the room's
+lease, and every commit carries the lease value, so the store refuses it once the lease is gone
+(`LeaseLost`: the actor stops at once). Sockets on other instances are peers whose `instance`
+is set: the actor publishes each new snapshot to their instances through its `Link` (the
+cluster), which also brings their forwarded operations in.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
-from schmier.rooms import chat, fairness, mailbox, outage, table, thinking
+from schmier.rooms import chat, fairness, finished, mailbox, outage, table, thinking
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import (
@@ -158,9 +158,8 @@ class RoomActor(mailbox.Door):
     def _exit(self) -> set[str]:
         """Close the local sockets; the instances holding the room's other sockets.
 
-        Those are not closed: their instance takes the room over (or finds the new
-        owner) once told that this one gave it up.
-        """
+        Those are not closed: their instance takes the room over (or finds the new owner)
+        once told that this one gave it up."""
         self.closed = True
         self._thinking.stop()
         self._on_exit(self)
@@ -190,8 +189,8 @@ class RoomActor(mailbox.Door):
                 peer=peer, token=token, token_hash=token_hash, history=history, done=done
             ):
                 await mailbox.answer(done, self.connect_peer(peer, token, token_hash, history))
-            case mailbox.Join(name=name, seat=seat, op=op, done=done):
-                await mailbox.answer(done, self.join_seat(name, seat, op), JoinRefused)
+            case mailbox.Join(name=name, seat=seat, op=op, member=member, done=done):
+                await mailbox.answer(done, self.join_seat(name, seat, op, member), JoinRefused)
             case mailbox.Frame(peer=peer, frame=frame, op=op):
                 if peer in self._peers and (op is None or op not in self.record.ops):
                     await self.apply_frame(peer, frame, op)
@@ -226,10 +225,11 @@ class RoomActor(mailbox.Door):
         """
         self.outage.check()
         record = self.clock.timed(self.record, change.stored(), time.time())
+        record, ended = finished.closing(self.record, record)
         snapshot = record.to_bytes()
         entries = change.log()
         try:
-            await outage.commit(self, self.version + 1, snapshot, entries)
+            await outage.commit(self, self.version + 1, snapshot, entries, ended)
         except LeaseLost:
             self.lost = True
             raise
@@ -277,9 +277,8 @@ class RoomActor(mailbox.Door):
     def _broadcast(self, snapshot: bytes | None = None) -> None:
         """Send every connection its own view, each view serialised once per seat.
 
-        Sockets of other instances get no view from here: their instances get the
-        snapshot, once each, and build the views themselves.
-        """
+        Sockets of other instances get no view from here: their instances get the snapshot,
+        once each, and build the views themselves."""
         instances = self._peers.send_views(self._state_frame)
         if instances and self._link is not None:
             self._link.publish(self, instances, snapshot or self.record.to_bytes())
@@ -356,9 +355,11 @@ class RoomActor(mailbox.Door):
                 with contextlib.suppress(StoreUnavailable):  # saved when the store is back
                     await self._apply(change)
 
-    async def join_seat(self, name: str, wanted: int | None, op: str | None) -> tuple[int, str]:
-        """A new player takes a seat: (seat, token)."""
-        seating = table.join(self.record, name, wanted, present=self._peers.has)
+    async def join_seat(
+        self, name: str, wanted: int | None, op: str | None, member: str | None = None
+    ) -> tuple[int, str]:
+        """A new player (a club's `member`, if joined with a key) takes a seat: (seat, token)."""
+        seating = table.join(self.record, name, wanted, present=self._peers.has, member=member)
         self.clock.seated(seating.seat, self._loop.time())
         previous = self.record.seats[seating.seat]
         try:

@@ -47,6 +47,8 @@ class Join:
     seat: int | None
     op: str | None = None
     """The id of a forwarded join: applied at most once, even across owners."""
+    member: str | None = None
+    """The club member joining with a member key (checked by the HTTP layer)."""
     done: asyncio.Future[tuple[int, str]] = field(default_factory=_future)
 
 
@@ -204,9 +206,16 @@ class Door:
         await self._put(message)
         return await message.done
 
-    async def join(self, name: str, seat: int | None, op: str | None = None) -> tuple[int, str]:
+    async def join(
+        self,
+        name: str,
+        seat: int | None,
+        op: str | None = None,
+        *,
+        member: str | None = None,
+    ) -> tuple[int, str]:
         """Take a seat for a new player: (seat, token), or raise JoinRefused."""
-        message = Join(name, seat, op)
+        message = Join(name, seat, op, member)
         await self._put(message)
         return await message.done
 

@@ -39,7 +39,7 @@ from schmier.rooms.mailbox import Lease, Store
 from schmier.rooms.peers import Link, Peer, error_frame
 from schmier.rooms.record import RoomRecord, Seat
 from schmier.rooms.table import Change, Seating
-from schmier.store import LeaseLost, RoomStore, Stored, StoreError, StoreUnavailable
+from schmier.store import Finished, LeaseLost, RoomStore, Stored, StoreError, StoreUnavailable
 
 PAUSED_FRAME = orjson.dumps(
     {
@@ -139,17 +139,28 @@ class PausedRoom(Protocol):
         """Commit `change`, then adopt it and send every view."""
 
 
-async def commit(room: PausedRoom, version: int, snapshot: bytes, entries: list[bytes]) -> None:
-    """Commit the room's next version; a lease that vanished meanwhile (it expired in
-    Redis during an outage) is taken again first when nobody else holds it."""
+async def commit(
+    room: PausedRoom,
+    version: int,
+    snapshot: bytes,
+    entries: list[bytes],
+    finished: Finished | None = None,
+) -> None:
+    """Commit the room's next version (with the archive's entry of a game it ends); a
+    lease that vanished meanwhile (it expired in Redis during an outage) is taken again
+    first when nobody else holds it."""
     store = room.store
     try:
-        await store.commit(room.code, version, snapshot, entries, lease=room.lease)
+        await store.commit(
+            room.code, version, snapshot, entries, lease=room.lease, finished=finished
+        )
     except LeaseLost:
         if room.link is None:
             raise
         await check_lease(room)
-        await store.commit(room.code, version, snapshot, entries, lease=room.lease)
+        await store.commit(
+            room.code, version, snapshot, entries, lease=room.lease, finished=finished
+        )
 
 
 def tell_paused(room: PausedRoom, peer: Peer) -> None:

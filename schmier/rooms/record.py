@@ -22,10 +22,11 @@ from schmier.engine.bots import levels
 from schmier.protocol import SeatKind
 from schmier.rooms.fairness import NextDeal
 
-SNAPSHOT_FORMAT = 3
-"""2 added `next_deal` and `dealt`; 3 the `bot` of a bot's seat. Older snapshots are still
-read (see `from_bytes`); `turn_deadline` may be absent from any (then there is none)."""
-READABLE_FORMATS = (1, 2, 3)
+SNAPSHOT_FORMAT = 4
+"""2 added `next_deal` and `dealt`; 3 the `bot` of a bot's seat; 4 the room's `club`, the
+number of its `game` and the `member` of a seat. Older snapshots are still read (see
+`from_bytes`); `turn_deadline` may be absent from any (then there is none)."""
+READABLE_FORMATS = (1, 2, 3, 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,8 @@ class Seat:
     connected: bool = False
     bot: str | None = None
     """The level (`levels.LEVELS` name) of a bot's seat; None for any other seat."""
+    member: str | None = None
+    """The club member seated here with a member key (a club room's human seat)."""
 
 
 def bot_seat(seat: int, bot: str | None = None) -> Seat:
@@ -80,9 +83,18 @@ class RoomRecord:
     seconds); None when no person's turn is timed. Stored with the room, so an instance
     that loads it (after a restart, or taking it over) keeps the same deadline and every
     instance shows the same countdown (`clock.Clock.timed` sets it)."""
+    club: str | None = None
+    """The club whose room this is (its finished games count for it); None: no club."""
+    game: int | None = 0
+    """The number of the game in play or just over (1 from the start, plus one per
+    rematch; 0 in the lobby), which names a finished game in the archive. None for a
+    room read from a snapshot before format 4 that had started: the actor counts it
+    from the log when it loads the room (`finished.count_games`)."""
 
     @classmethod
-    def new(cls, code: str, variant: str, rules: engine.Rules) -> RoomRecord:
+    def new(
+        cls, code: str, variant: str, rules: engine.Rules, club: str | None = None
+    ) -> RoomRecord:
         """A room in its lobby with every seat empty."""
         seats = tuple(Seat() for _ in range(engine.seat_count(variant)))
         return cls(
@@ -92,6 +104,7 @@ class RoomRecord:
             seats=seats,
             created=time.time(),
             next_deal=NextDeal.fresh(len(seats)),
+            club=club,
         )
 
     @property
@@ -119,6 +132,7 @@ class RoomRecord:
                     "token_hash": s.token_hash,
                     "connected": s.connected,
                     "bot": s.bot,
+                    "member": s.member,
                 }
                 for s in self.seats
             ],
@@ -129,6 +143,8 @@ class RoomRecord:
             "next_deal": None if self.next_deal is None else self.next_deal.to_json(),
             "dealt": self.dealt,
             "turn_deadline": self.turn_deadline,
+            "club": self.club,
+            "game": self.game,
         }
         return orjson.dumps(body)
 
@@ -152,12 +168,14 @@ class RoomRecord:
                 token_hash=s["token_hash"],
                 connected=bool(s["connected"]),
                 bot=(s.get("bot") or levels.default()) if s["kind"] == "bot" else None,
+                member=s.get("member"),
             )
             for s in body["seats"]
         )
         state = body["state"]
         pending = body.get("next_deal")
         deadline = body.get("turn_deadline")
+        game = body.get("game", 0 if state is None else None)
         return cls(
             code=str(body["code"]),
             variant=variant,
@@ -170,6 +188,8 @@ class RoomRecord:
             next_deal=None if pending is None else NextDeal.from_json(pending),
             dealt=body.get("dealt"),
             turn_deadline=None if deadline is None else float(deadline),
+            club=body.get("club"),
+            game=None if game is None else int(game),
         )
 
     def public_seats(self, live: bool = True) -> list[dict[str, Any]]:
@@ -203,6 +223,7 @@ class RoomRecord:
             "rules": engine.rules_to_json(self.rules),
             "phase": self.phase,
             "seats": self.public_seats(live),
+            "club": self.club is not None,
         }
 
 

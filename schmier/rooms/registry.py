@@ -17,7 +17,7 @@ from schmier.config import Settings
 from schmier.logs import event
 from schmier.metrics import Metrics
 from schmier.protocol import ClientFrame
-from schmier.rooms import thinking
+from schmier.rooms import finished, thinking
 from schmier.rooms.actor import RoomActor
 from schmier.rooms.archive import Archive
 from schmier.rooms.codes import new_code
@@ -39,8 +39,11 @@ class LiveRoom(Protocol):
     async def connect(self, peer: Peer, token: str | None) -> bool:
         """Seat `peer` by token, or as a spectator; False for a bad token."""
 
-    async def join(self, name: str, seat: int | None) -> tuple[int, str]:
-        """A new player takes a seat: (seat, token)."""
+    async def join(
+        self, name: str, seat: int | None, *, member: str | None = None
+    ) -> tuple[int, str]:
+        """A new player (a club's `member`, joined with a member key) takes a seat:
+        (seat, token)."""
 
     async def frame(self, peer: Peer, frame: ClientFrame, raw: str) -> None:
         """A frame of a connected socket (`raw`: its text as received)."""
@@ -105,10 +108,13 @@ class Rooms:
         for actor in list(self.live.values()):
             actor.store_changed(up)
 
-    async def create(self, variant: str, rules: engine.Rules) -> RoomRecord:
-        """Store a new empty room under a fresh code (retrying the rare collision)."""
+    async def create(
+        self, variant: str, rules: engine.Rules, club: str | None = None
+    ) -> RoomRecord:
+        """Store a new empty room under a fresh code (retrying the rare collision);
+        `club`: the club whose room it is."""
         while True:
-            record = RoomRecord.new(new_code(), variant, rules)
+            record = RoomRecord.new(new_code(), variant, rules, club)
             if await self.store.create(record.code, record.to_bytes()):
                 event("room.created", room=record.code, variant=variant)
                 return record
@@ -149,8 +155,10 @@ class Rooms:
             return None
         if self.closing:
             raise ShuttingDown()
+        # A snapshot from before games were numbered gets its game's number first.
+        record = await finished.numbered(RoomRecord.from_bytes(stored.snapshot), self.store)
         actor = RoomActor(
-            RoomRecord.from_bytes(stored.snapshot),
+            record,
             stored.version,
             store=self.store,
             settings=self.settings,
@@ -164,6 +172,14 @@ class Rooms:
         self.metrics.live_rooms.set(len(self.live))
         actor.start()
         return actor
+
+    async def record(self, code: str) -> RoomRecord | None:
+        """The room's record as stored (or as its live actor holds it); None: unknown."""
+        actor = self.owned(code)
+        if actor is not None:
+            return actor.record
+        stored = await self.store.load(code)
+        return None if stored is None else RoomRecord.from_bytes(stored.snapshot)
 
     def _forget(self, actor: RoomActor) -> None:
         if self.live.get(actor.code) is actor:
@@ -182,14 +198,17 @@ class Rooms:
                 continue
         raise StoreError(f"room {code} keeps stopping while loading")
 
-    async def join(self, code: str, name: str, seat: int | None) -> tuple[int, str]:
-        """A new player takes a seat: (seat, token)."""
+    async def join(
+        self, code: str, name: str, seat: int | None, member: str | None = None
+    ) -> tuple[int, str]:
+        """A new player (a club's `member`, joined with a member key) takes a seat:
+        (seat, token)."""
         for _ in range(RETRIES):
             room = await self.get(code)
             if room is None:
                 raise UnknownRoom(code)
             try:
-                return await room.join(name, seat)
+                return await room.join(name, seat, member=member)
             except (RoomGone, LeaseLost):
                 continue
         raise StoreError(f"room {code} keeps stopping while loading")

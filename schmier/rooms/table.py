@@ -261,12 +261,22 @@ class Seating(NamedTuple):
 
 
 def join(
-    record: RoomRecord, name: str, wanted: int | None, *, present: Callable[[int], bool]
+    record: RoomRecord,
+    name: str,
+    wanted: int | None,
+    *,
+    present: Callable[[int], bool],
+    member: str | None = None,
 ) -> Seating:
     """A newcomer takes `wanted` (or the first empty seat); taking a bot's seat takes
     over its hand. `present(seat)`: whether a socket already watches from that seat (a
-    player who left and comes back on the same page), which then shows connected."""
+    player who left and comes back on the same page), which then shows connected.
+    `member`: the club member joining with a member key, who holds one seat at most."""
     seats = record.seats
+    if member is not None:
+        held = [k for k, s in enumerate(seats) if s.kind == "human" and s.member == member]
+        if held:
+            raise JoinRefused(409, f"that member already sits at seat {held[0]}")
     if wanted is None:
         empty = [k for k, s in enumerate(seats) if s.kind == "empty"]
         if not empty:
@@ -279,7 +289,13 @@ def join(
             raise JoinRefused(409, "seat taken")
         seat = wanted
     token = new_token()
-    human = Seat(kind="human", name=name, token_hash=hash_token(token), connected=present(seat))
+    human = Seat(
+        kind="human",
+        name=name,
+        token_hash=hash_token(token),
+        connected=present(seat),
+        member=member,
+    )
     took_over = seats[seat].kind == "bot"
     return Seating(Change(record.with_seat(seat, human)), seat, token, took_over)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from schmier.store.base import (
+    Finished,
     LeaseLost,
     RoomStore,
     Stored,
@@ -22,6 +23,7 @@ from schmier.store.redis import RedisStore
 from schmier.store.sentinel import Address, parse_sentinels
 
 __all__ = [
+    "Finished",
     "LeaseLost",
     "MemoryStore",
     "RedisStore",

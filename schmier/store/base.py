@@ -26,6 +26,21 @@ class Stored:
     snapshot: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """A game that ended with a commit: the archive's outbox entry, written in the same
+    atomic step as the commit that ended the game (docs/archive.md, "The outbox").
+
+    `game` is the game's id (the outbox is idempotent by it), `at_ms` when it ended
+    (Unix milliseconds: the outbox's order and its age), `payload` the entry itself
+    (`schmier.rooms.finished`), opaque to the store like a snapshot.
+    """
+
+    game: str
+    at_ms: int
+    payload: bytes
+
+
 class StoreError(Exception):
     """The backend failed (Redis down, timed out, answered nonsense).
 
@@ -98,6 +113,7 @@ class RoomStore(Protocol):
         entries: Sequence[bytes] = (),
         *,
         lease: str | None = None,
+        finished: Finished | None = None,
     ) -> None:
         """Compare-and-set: store `snapshot` as `version` and append `entries` to the log.
 
@@ -106,7 +122,8 @@ class RoomStore(Protocol):
         (several instances on Redis) it also succeeds only while the room's lease key
         holds exactly that value, else raises `LeaseLost`: this is the fencing check
         that keeps an owner which lost its lease from ever writing again. A single
-        instance passes None and no lease is checked.
+        instance passes None and no lease is checked. With `finished` (the commit ends a
+        game) the same atomic step puts that entry in the archive's outbox.
         """
         ...
 
@@ -141,6 +158,24 @@ class RoomStore(Protocol):
 
     async def ping(self) -> bool:
         """Whether the backend answers; never raises (used by the health check)."""
+        ...
+
+    async def outbox_pending(self, limit: int) -> list[tuple[str, bytes]]:
+        """Up to `limit` entries of the archive's outbox, oldest first: (game, payload)."""
+        ...
+
+    async def outbox_claim(self, game: str, owner: str, ms: int) -> bool:
+        """Take entry `game` for `ms` milliseconds, unless another owner holds it (so
+        several instances do not archive one game at the same time; the archive's
+        write is idempotent all the same). True without Redis: one instance."""
+        ...
+
+    async def outbox_done(self, game: str) -> None:
+        """Remove entry `game` (it is archived); a missing entry is not an error."""
+        ...
+
+    async def outbox_stats(self) -> tuple[int, int | None]:
+        """How many entries wait, and when the oldest ended (Unix ms; None: none)."""
         ...
 
     async def aclose(self) -> None:

@@ -43,6 +43,11 @@ class Keys:
         """The same key as versions up to 0.2.0 named it (no hash tag)."""
         return f"{self.prefix}{part}:{code}"
 
+    def outbox(self, part: str) -> str:
+        """A key of the archive's outbox: `queue` (game ids by end time), `entries`
+        (their payloads), or `claim:<game>` (who archives that game now)."""
+        return f"{self.prefix}archive:{part}"
+
     def limit(self, name: str, address: str) -> str:
         """The token bucket of one client address for one limit."""
         return f"{self.prefix}limit:{name}:{{{address}}}"

@@ -11,7 +11,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from schmier.store.base import Stored, VersionConflict, check_chat_args, check_commit_args
+from schmier.store.base import (
+    Finished,
+    Stored,
+    VersionConflict,
+    check_chat_args,
+    check_commit_args,
+)
 
 #: The longest a dead room may linger in memory before a sweep removes it, even when
 #: the TTL is long (rooms that are never touched again are only found by a sweep).
@@ -40,6 +46,9 @@ class MemoryStore:
         self._ttl = float(ttl_seconds)
         self._clock = clock
         self._rooms: dict[str, _Room] = {}
+        self._outbox: dict[str, tuple[int, bytes]] = {}
+        """The archive's outbox: game id -> (ended at, Unix ms; entry). In memory like
+        the rooms whose logs it points into (docs/archive.md argues why)."""
         self._sweep_interval = min(self._ttl, MAX_SWEEP_INTERVAL)
         self._next_sweep = clock() + self._sweep_interval
 
@@ -90,6 +99,7 @@ class MemoryStore:
         entries: Sequence[bytes] = (),
         *,
         lease: str | None = None,
+        finished: Finished | None = None,
     ) -> None:
         # One process is the only writer of a memory store, so there is no lease to
         # check: `lease` is accepted for the shared signature and must stay None.
@@ -105,6 +115,8 @@ class MemoryStore:
         room.snapshot = bytes(snapshot)
         room.log.extend(bytes(entry) for entry in entries)
         room.expires_at = self._clock() + self._ttl
+        if finished is not None:
+            self._outbox.setdefault(finished.game, (finished.at_ms, bytes(finished.payload)))
 
     async def read_log(self, code: str, start: int = 0) -> list[bytes]:
         room = self._live(code)
@@ -138,6 +150,21 @@ class MemoryStore:
 
     async def ping(self) -> bool:
         return True
+
+    async def outbox_pending(self, limit: int) -> list[tuple[str, bytes]]:
+        oldest = sorted(self._outbox.items(), key=lambda item: (item[1][0], item[0]))
+        return [(game, payload) for game, (_at, payload) in oldest[: max(limit, 0)]]
+
+    async def outbox_claim(self, game: str, owner: str, ms: int) -> bool:
+        return game in self._outbox  # one instance: nobody else could hold it
+
+    async def outbox_done(self, game: str) -> None:
+        self._outbox.pop(game, None)
+
+    async def outbox_stats(self) -> tuple[int, int | None]:
+        if not self._outbox:
+            return 0, None
+        return len(self._outbox), min(at for at, _payload in self._outbox.values())
 
     async def aclose(self) -> None:
         self._rooms.clear()

@@ -27,6 +27,7 @@ from redis.exceptions import RedisError
 import schmier.store.base as base
 from schmier.store import scripts
 from schmier.store.base import (
+    Finished,
     LeaseLost,
     Stored,
     StoreError,
@@ -37,6 +38,7 @@ from schmier.store.base import (
 from schmier.store.errors import classify
 from schmier.store.health import StoreHealth
 from schmier.store.keys import ALL_PARTS, ROOM_PARTS, Keys
+from schmier.store.outbox import RedisOutbox
 from schmier.store.sentinel import Address, SentinelFinder, SwitchWatch
 from schmier.store.wire import RedisWire
 
@@ -132,6 +134,7 @@ class RedisStore:
         self._release = self._client.register_script(scripts.RELEASE)
         self._adopt = self._client.register_script(scripts.ADOPT_LEGACY)
         self._bucket = self._client.register_script(scripts.TOKEN_BUCKET)
+        self._outbox = RedisOutbox(self._client, self._keys, self.calling)
 
     @property
     def wire(self) -> RedisWire:
@@ -243,22 +246,21 @@ class RedisStore:
         entries: Sequence[bytes] = (),
         *,
         lease: str | None = None,
+        finished: Finished | None = None,
     ) -> None:
         check_commit_args(version, entries)
         if lease == "":
             raise ValueError("an empty lease value would disable the lease check")
+        keys = [self.room_key(code), self.log_key(code), self.lease_key(code), self.chat_key(code)]
+        args: list[bytes | str | int] = [version, bytes(snapshot), self._ttl_ms, lease or ""]
+        script = scripts.COMMIT
+        if finished is not None:
+            script = scripts.COMMIT_FINISHED
+            keys += [self._keys.outbox("queue"), self._keys.outbox("entries")]
+            args += [finished.game, finished.at_ms, bytes(finished.payload)]
+        args += [bytes(e) for e in entries]
         with self.calling("commit"):
-            reply: Any = await self._wire.eval(
-                scripts.COMMIT,
-                [
-                    self.room_key(code),
-                    self.log_key(code),
-                    self.lease_key(code),
-                    self.chat_key(code),
-                ],
-                [version, bytes(snapshot), self._ttl_ms, lease or "", *(bytes(e) for e in entries)],
-                durable=True,
-            )
+            reply: Any = await self._wire.eval(script, keys, args, durable=True)
         if int(reply[0]) == -1:
             raise LeaseLost(code)
         if int(reply[0]) != 1:
@@ -393,6 +395,20 @@ class RedisStore:
                 args=[per_minute, per_minute / 60_000, 1 if spend else 0],
             )
         return bool(int(ok))
+
+    # ------------------------------------------------------------ the archive's outbox
+
+    async def outbox_pending(self, limit: int) -> list[tuple[str, bytes]]:
+        return await self._outbox.pending(limit)
+
+    async def outbox_claim(self, game: str, owner: str, ms: int) -> bool:
+        return await self._outbox.claim(game, owner, ms)
+
+    async def outbox_done(self, game: str) -> None:
+        await self._outbox.done(game)
+
+    async def outbox_stats(self) -> tuple[int, int | None]:
+        return await self._outbox.stats()
 
     # ------------------------------------------------------------ health
 

@@ -22,26 +22,31 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
-# KEYS: room hash, log list, lease, chat list. ARGV: new version, snapshot, ttl in ms,
-# expected lease value ('' = no lease check, single instance), entries...
-# Returns {1} on success, {0} when the room is missing, {0, found} on a version clash,
-# {-1} when the lease holds anything but the expected value (the fencing check: an
-# owner whose lease expired or was taken over can never write again).
-# Entries are pushed in batches because unpack() of a huge table overflows Lua's stack.
-COMMIT = """
+
+def _commit(finished: bool) -> str:
+    """The commit script; `finished`: the variant that also fills the archive's outbox
+    (a commit that ends a game), so the game's end and its outbox entry are one step."""
+    first = 8 if finished else 5
+    outbox = (
+        "redis.call('ZADD', KEYS[5], 'NX', ARGV[6], ARGV[5])\n"
+        "redis.call('HSETNX', KEYS[6], ARGV[5], ARGV[7])\n"
+        if finished
+        else ""
+    )
+    return f"""
 if ARGV[4] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[4] then
-  return {-1}
+  return {{-1}}
 end
 local found = redis.call('HGET', KEYS[1], 'version')
 if not found then
-  return {0}
+  return {{0}}
 end
 if tonumber(found) ~= tonumber(ARGV[1]) - 1 then
-  return {0, tonumber(found)}
+  return {{0, tonumber(found)}}
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'snapshot', ARGV[2])
 local n = #ARGV
-local i = 5
+local i = {first}
 while i <= n do
   local j = math.min(i + 999, n)
   redis.call('RPUSH', KEYS[2], unpack(ARGV, i, j))
@@ -50,8 +55,24 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[4], ARGV[3])
-return {1}
+{outbox}return {{1}}
 """
+
+
+# KEYS: room hash, log list, lease, chat list. ARGV: new version, snapshot, ttl in ms,
+# expected lease value ('' = no lease check, single instance), entries...
+# Returns {1} on success, {0} when the room is missing, {0, found} on a version clash,
+# {-1} when the lease holds anything but the expected value (the fencing check: an
+# owner whose lease expired or was taken over can never write again).
+# Entries are pushed in batches because unpack() of a huge table overflows Lua's stack.
+COMMIT = _commit(finished=False)
+
+# The same for a commit that ends a game. KEYS: as COMMIT, then the archive's outbox
+# (a sorted set of game ids by the time they ended, and a hash of their entries).
+# ARGV: as COMMIT up to the lease, then game id, ended at (ms), entry, entries...
+# These two keys are the only ones a room's commit shares with other rooms: on a Redis
+# Cluster this one commit per game would need them in the room's slot (docs/archive.md).
+COMMIT_FINISHED = _commit(finished=True)
 
 # KEYS: room hash, log list, chat list, lease. ARGV: line, lines kept, ttl ms, expected
 # lease ('' = none). Returns 1; 0 when the room is missing (no orphan chat key); -1 when
@@ -151,4 +172,24 @@ if ARGV[3] == '1' then
   redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate) + 1000)
 end
 return ok
+"""
+
+# KEYS: the outbox's sorted set, its hash, the entry's claim. ARGV: game id.
+# An archived game leaves the outbox in one step.
+OUTBOX_DONE = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[3])
+return 1
+"""
+
+# KEYS: the entry's claim. ARGV: owner, ms. Takes the claim, or renews it when it is the
+# caller's own already (a retry after a failed attempt); 0 while another owner holds it.
+OUTBOX_CLAIM = """
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
 """

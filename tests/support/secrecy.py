@@ -172,9 +172,14 @@ class RecordPoller:
     the same whenever it is asked for).
     """
 
-    def __init__(self, server: Any, code: str) -> None:
+    def __init__(self, server: Any, code: str, club: tuple[str, str] | None = None) -> None:
         self.server = server
         self.code = code
+        self.club = club
+        """(code, member key) of the room's club: its pages are asked too (the archive,
+        a game with its hands, the standings, the export, the club itself)."""
+        self.archived: set[str] = set()
+        """The ids of the club's games seen in the archive."""
         self.records: list[dict[str, Any]] = []
         self.rounds = 0
         self.live_rounds = 0
@@ -205,8 +210,38 @@ class RecordPoller:
                 answers.append((n, await http.get(f"{base}/hands/{n}")))
             history = await http.get(f"{base}/history")
             assert history.status_code == 200, history.text
+            pages = [] if self.club is None else await self._club_pages(http, before.variant)
             after, log = await self._stored()
-        self._check(before, after, log, count, [listed, history], answers)
+        self._check(before, after, log, count, [listed, history, *pages], answers)
+        if self.club is not None:
+            self._check_archive(after, pages[1].json())
+
+    async def _club_pages(self, http: httpx.AsyncClient, variant: str) -> list[httpx.Response]:
+        """Every page of the club (the second is its list of games)."""
+        assert self.club is not None
+        club, key = self.club
+        headers = {"Authorization": f"Bearer {key}"}
+        base = f"/api/clubs/{club}"
+        pages = [await http.get(base, headers=headers)]
+        pages.append(await http.get(f"{base}/games", headers=headers))
+        for game in pages[-1].json():
+            pages.append(await http.get(f"{base}/games/{game['id']}", headers=headers))
+        pages.append(await http.get(f"{base}/standings?variant={variant}", headers=headers))
+        pages.append(await http.get(f"{base}/standings.csv?variant={variant}", headers=headers))
+        pages.append(await http.get(f"{base}/export", headers=headers))
+        for page in pages:
+            assert page.status_code == 200, page.text
+        return pages
+
+    def _check_archive(self, after: RoomRecord, games: list[dict[str, Any]]) -> None:
+        """The archive holds finished games only: never the one in play."""
+        for game in games:
+            if game["room"] != self.code:
+                continue
+            self.archived.add(game["id"])
+            assert game["winners"], "an unfinished game in the archive"
+            if after.phase != "game_over":
+                assert game["game"] < (after.game or 0), "the game in play is archived"
 
     async def now_and_then(self, view: dict[str, Any]) -> None:
         """A `Player.before_act` hook: a round before every fifth action."""

@@ -18,7 +18,9 @@ are handed on from here, so that a test imports its support from one place.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -109,8 +111,13 @@ ServerFactory = Callable[..., RunningServer]
 def server_factory() -> Iterator[ServerFactory]:
     """Start servers with `Settings` overrides (on top of FAST); all stopped afterwards."""
     started: list[RunningServer] = []
+    scratch: list[str] = []
 
     def factory(**overrides: Any) -> RunningServer:
+        if "data_dir" not in overrides and "database_url" not in overrides:
+            # Each server its own archive (SQLite in a directory of its own).
+            scratch.append(tempfile.mkdtemp(prefix="schmier-data-"))
+            overrides["data_dir"] = scratch[-1]
         settings = Settings(**{**FAST, **overrides})
         running = start_thread_server(settings)
         started.append(running)
@@ -119,6 +126,8 @@ def server_factory() -> Iterator[ServerFactory]:
     yield factory
     for running in started:
         running.stop()
+    for directory in scratch:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ WebSocket client (no server-side bots) and says `hello` with the seat's token. E
 client then acts on its own turn (its seat in `view.turn`, `view.legal` non-empty)
 after a think time drawn uniformly from [T(1-j), T(1+j)] (T = 0: a closed loop),
 choosing uniformly from `legal` (a discard template becomes a random valid subset);
-the room's lowest seat sends `start` once the lobby is full and `rematch` at game over.
+the room's lowest seat sends `start` once the lobby is full, and every seat confirms the
+`rematch` at game over.
 
 Measured over `--duration` seconds after `--warmup` seconds:
 
@@ -309,13 +310,15 @@ class Player:
         if not legal:
             return None
         phase = view["phase"]
-        if phase in ("lobby", "game_over"):
-            # One seat starts and asks for the rematch; the others would only be refused.
-            wanted = "start" if phase == "lobby" else "rematch"
+        if phase == "game_over":
+            # Every seated person confirms the rematch (it is listed until they have).
+            return next((a for a in legal if a["type"] == "rematch"), None)
+        if phase == "lobby":
+            # One seat starts; the others would only be refused.
             lowest = min(s["seat"] for s in view["seats"] if s.get("kind") != "empty")
             if view["you"] != lowest:
                 return None
-            return next((a for a in legal if a["type"] == wanted), None)
+            return next((a for a in legal if a["type"] == "start"), None)
         if view["you"] not in view["turn"]:
             return None
         action = self.rng.choice(legal)

@@ -133,6 +133,10 @@ class Sockets:
     def discard(self, peer: Peer) -> None:
         self._peers.discard(peer)
 
+    def all(self) -> list[Peer]:
+        """Every socket of the room, this instance's and the others'."""
+        return list(self._peers)
+
     def at(self, seat: int) -> list[Peer]:
         """The sockets holding `seat` (a player may have the room open twice)."""
         return [p for p in self._peers if p.seat == seat]

@@ -2,10 +2,12 @@
 
 The snapshot holds the seats (name, kind, token hash, connected), the variant, the
 rules, the first dealer, the engine state (`engine.state_to_json`), the committed seed of
-the next deck with the entropy players added to it, and the commitment of the deck in
-play. Chat lines are kept beside it (`RoomStore.add_chat`), not in it: the snapshot is
-written at every change. The record is immutable: the actor builds the next record,
-commits it, and only then adopts it, so a failed commit leaves the room exactly as it was.
+the next deck with the entropy players added to it, the commitment of the deck in play,
+and the table's own state: who hosts it, whether the host paused the game (with the time
+left of a timed turn), and who asked for the rematch. Chat lines are kept beside it
+(`RoomStore.add_chat`), not in it: the snapshot is written at every change. The record is
+immutable: the actor builds the next record, commits it, and only then adopts it, so a
+failed commit leaves the room exactly as it was.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from schmier.engine.bots import levels
 from schmier.protocol import SeatKind
 from schmier.rooms.fairness import NextDeal
 
-SNAPSHOT_FORMAT = 3
-"""2 added `next_deal` and `dealt`; 3 the `bot` of a bot's seat. Older snapshots are still
-read (see `from_bytes`); `turn_deadline` may be absent from any (then there is none)."""
-READABLE_FORMATS = (1, 2, 3)
+SNAPSHOT_FORMAT = 4
+"""2 added `next_deal` and `dealt`; 3 the `bot` of a bot's seat; 4 `host`, `paused`,
+`turn_left` and `rematch`. Older snapshots are still read (see `from_bytes`);
+`turn_deadline` may be absent from any (then there is none)."""
+READABLE_FORMATS = (1, 2, 3, 4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,18 @@ class RoomRecord:
     seconds); None when no person's turn is timed. Stored with the room, so an instance
     that loads it (after a restart, or taking it over) keeps the same deadline and every
     instance shows the same countdown (`clock.Clock.timed` sets it)."""
+    host: int | None = None
+    """The seat of the room's host (docs/protocol.md, "The host"): the first human to sit
+    down; when that seat is no longer a human's, the lowest connected human seat (see
+    `with_host`). None while no human sits."""
+    paused: bool = False
+    """The host paused the game: no bot acts, no timer runs, no game action is taken."""
+    turn_left: float | None = None
+    """While paused: the seconds that were left of the timed turn (its deadline is then
+    None); given back as a new deadline on resume."""
+    rematch: tuple[int, ...] = ()
+    """At `game_over`: the seats that asked for the rematch (sorted). The next game starts
+    once every seat is taken and every seated human has asked."""
 
     @classmethod
     def new(cls, code: str, variant: str, rules: engine.Rules) -> RoomRecord:
@@ -98,10 +113,35 @@ class RoomRecord:
         return "lobby" if self.state is None else str(self.state.phase)
 
     def with_seat(self, seat: int, value: Seat) -> RoomRecord:
-        """This record with one seat replaced."""
+        """This record with one seat replaced (a rematch vote of a seat that changes
+        hands is dropped: the newcomer has not asked)."""
         seats = list(self.seats)
         seats[seat] = value
-        return replace(self, seats=tuple(seats))
+        votes = self.rematch
+        if seat in votes and value.token_hash != self.seats[seat].token_hash:
+            votes = tuple(k for k in votes if k != seat)
+        return replace(self, seats=tuple(seats), rematch=votes)
+
+    def humans(self) -> list[int]:
+        """The seats people hold, lowest first."""
+        return [k for k, s in enumerate(self.seats) if s.kind == "human"]
+
+    def with_host(self) -> RoomRecord:
+        """This record with a host that holds a human seat, if any human sits.
+
+        The host keeps the role while their seat is a human's (connected or not); once
+        it is not (left, freed, or never set), the lowest connected human seat becomes
+        host, else the lowest human seat (the first to sit down, when one joins an empty
+        table: a newcomer's socket is not connected yet when the join is committed).
+        """
+        host = self.host
+        if host is not None and 0 <= host < len(self.seats) and self.seats[host].kind == "human":
+            return self
+        humans = self.humans()
+        connected = [k for k in humans if self.seats[k].connected]
+        candidates = connected or humans
+        chosen = candidates[0] if candidates else None
+        return self if chosen == host else replace(self, host=chosen)
 
     def to_bytes(self) -> bytes:
         """The store snapshot."""
@@ -127,6 +167,10 @@ class RoomRecord:
             "next_deal": None if self.next_deal is None else self.next_deal.to_json(),
             "dealt": self.dealt,
             "turn_deadline": self.turn_deadline,
+            "host": self.host,
+            "paused": self.paused,
+            "turn_left": self.turn_left,
+            "rematch": list(self.rematch),
         }
         return orjson.dumps(body)
 
@@ -136,8 +180,10 @@ class RoomRecord:
 
         A format 1 snapshot (written before provably fair deals) has no next seed; the
         room's next change adds one. Before format 3 a bot's seat had no level: it is the
-        default bot. Reading draws no randomness, so every instance reading a snapshot
-        gets the same record.
+        default bot. Before format 4 there was no host, pause or rematch vote: the host
+        is then the lowest human seat (`with_host`), the game is not paused, nobody has
+        asked for a rematch. Reading draws no randomness, so every instance reading a
+        snapshot gets the same record.
         """
         body = orjson.loads(data)
         if body.get("format") not in READABLE_FORMATS:
@@ -156,7 +202,9 @@ class RoomRecord:
         state = body["state"]
         pending = body.get("next_deal")
         deadline = body.get("turn_deadline")
-        return cls(
+        left = body.get("turn_left")
+        host = body.get("host")
+        record = cls(
             code=str(body["code"]),
             variant=variant,
             rules=engine.make_rules(variant, body["rules"]),
@@ -168,7 +216,12 @@ class RoomRecord:
             next_deal=None if pending is None else NextDeal.from_json(pending),
             dealt=body.get("dealt"),
             turn_deadline=None if deadline is None else float(deadline),
+            host=None if host is None else int(host),
+            paused=bool(body.get("paused", False)),
+            turn_left=None if left is None else float(left),
+            rematch=tuple(sorted(int(k) for k in body.get("rematch", ()))),
         )
+        return record.with_host()
 
     def public_seats(self, live: bool = True) -> list[dict[str, Any]]:
         """Seats as `GET /api/rooms/{code}` shows them (no token hash, of course); a

@@ -23,12 +23,18 @@
 //   fairview.js how the checks show            cardface.js the card faces (inline SVG)
 //   motion.js   the cards' motion              sound.js    the sounds (off by default)
 //   settings.js sounds, the four-colour deck   install.js  the service worker (sw.js)
+//   seats.js    the seats in lobby, between games  rematch.js  game over, the vote
+//   host.js     the host's tools, the pause    rulefields.js  house rules' controls
+//   buttons.js  a button that sends a frame    playnow.js  "Play now" with bots
+//   timer.js    the turn's countdown           timeout.js  what the bot played for you
 
 import { loadLanguages, t } from "./i18n.js";
 import { loadGames } from "./games.js";
 import { LANGUAGE_EVENT, messagePage, shell, showBanner } from "./page.js";
 import { $ } from "./dom.js";
 import { registerWorker } from "./install.js";
+import { takeSeatFromLink } from "./net.js";
+import { followPlayNow } from "./playnow.js";
 import { showHome } from "./home.js";
 import { openRoom, room } from "./state.js";
 import { showRoom } from "./render.js";
@@ -86,6 +92,9 @@ function waiting() {
   );
 }
 
+// A seat's own link: its token is taken from the address before anything else runs.
+takeSeatFromLink();
 window.addEventListener(LANGUAGE_EVENT, start);
 registerWorker();
+followPlayNow();
 start();

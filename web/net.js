@@ -41,6 +41,26 @@ export function setToken(code, token) {
   localStorage.setItem(TOKEN_KEY, JSON.stringify(all));
 }
 
+/**
+ * A seat's own link (`/r/{code}#seat=<token>`, docs/protocol.md "The host") opened here:
+ * keep its token as a join's would be kept, and take the fragment out of the address bar
+ * at once (so it is in no bookmark, no shared screenshot, no history entry). A browser
+ * never sends a fragment to a server. Call before anything else reads the address.
+ */
+export function takeSeatFromLink() {
+  const match = location.hash.match(/^#seat=([A-Za-z0-9_-]{16,200})$/);
+  const room = location.pathname.match(/^\/r\/([^/]+)\/?$/);
+  if (!location.hash.startsWith("#seat=")) return;
+  history.replaceState(history.state, "", location.pathname + location.search);
+  if (match && room) {
+    try {
+      setToken(decodeURIComponent(room[1]), match[1]);
+    } catch {
+      /* a code that cannot be one: the page says there is no such room */
+    }
+  }
+}
+
 /** The WebSocket close codes the server uses (docs/protocol.md, "Close codes"). */
 export const CLOSE = Object.freeze({
   NORMAL: 1000,

@@ -15,6 +15,8 @@
 //   "deals"      the checks of the room's deals made progress (deals.js)
 //   "hint"       a hint arrived (or was picked: a bot's level in the lobby)
 //   "paused"     the table was paused (the server cannot reach its storage) or resumed
+//   "timedout"   this player's turn timer ran out and the bot played for them (or that
+//                notice is over)
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
@@ -27,6 +29,7 @@ import { useDeck } from "./cardface.js";
 import { noteTurnTimer } from "./timer.js";
 
 const TOAST_MS = 4000;
+const TIMED_OUT_MS = 12000; // how long "Time ran out: …" stays, unless the player moves
 const CHAT_KEEP = 200;
 const NAME_KEY = "schmier.name";
 
@@ -58,6 +61,8 @@ export const room = {
   botPicks: {}, // the level picked in the lobby for each empty seat (default: the first)
   hint: null, // the last `hint` frame, while the turn it was asked for lasts
   paused: false, // between a `paused` frame and `resumed` (or the socket closing)
+  timedOut: null, // the last `timed_out` frame, while its notice lasts
+  timedOutTimer: null,
 };
 
 const subscribers = [];
@@ -189,12 +194,24 @@ function onMessage(msg) {
       room.hint = msg;
       changed("hint");
     }
+  } else if (msg.type === "timed_out") {
+    room.timedOut = msg;
+    clearTimeout(room.timedOutTimer);
+    room.timedOutTimer = setTimeout(() => timedOutOver(), TIMED_OUT_MS);
+    changed("timedout");
   } else if (msg.type === "paused") {
     room.paused = true;
     changed("paused");
   } else if (msg.type === "resumed") {
     resume();
   }
+}
+
+function timedOutOver() {
+  if (!room.timedOut) return;
+  clearTimeout(room.timedOutTimer);
+  room.timedOut = null;
+  changed("timedout");
 }
 
 function resume() {
@@ -320,6 +337,7 @@ export function send(action) {
   if (MOVES.has(action.type)) {
     if (room.moved === room.seq) return;
     room.moved = room.seq;
+    timedOutOver(); // the player is back at it: the notice has done its work
   }
   if (!room.conn || !room.conn.send(action)) {
     room.moved = null;
@@ -383,13 +401,18 @@ export function savedName() {
   return localStorage.getItem(NAME_KEY) || "";
 }
 
+/** Remember the name this browser joins with. */
+export function saveName(name) {
+  localStorage.setItem(NAME_KEY, name);
+}
+
 /** Take seat `seat` under `name` (POST …/join), then say hello with the new token. */
 export async function joinSeat(name, seat) {
   if (!name) {
     joinFailed(t("err.name"));
     return;
   }
-  localStorage.setItem(NAME_KEY, name);
+  saveName(name);
   let res;
   try {
     res = await api("POST", `/api/rooms/${encodeURIComponent(room.code)}/join`, { name, seat });
@@ -404,7 +427,14 @@ export async function joinSeat(name, seat) {
     room.conn.reopen(res.data.token);
     return;
   }
+  joinFailed(t(joinError(res)));
+}
+
+/** The catalogue key of a refused join's message (docs/protocol.md, the join's 409). */
+export function joinError(res) {
+  const detail = String(res.data?.detail || "");
+  if (res.status === 409 && detail.startsWith("name taken")) return "err.name_taken";
+  if (res.status === 503 && /store/i.test(detail)) return "err.store_unreachable";
   const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many_attempts" };
-  const storage = res.status === 503 && /store/i.test(String(res.data?.detail || ""));
-  joinFailed(t(storage ? "err.store_unreachable" : reasons[res.status] || "err.network"));
+  return reasons[res.status] || "err.network";
 }

@@ -182,6 +182,9 @@ async def test_the_host_sets_the_rules_of_the_next_game(server: RunningServer) -
     await ann.send({"type": "set_rules", "rules": {"target": 11, "kitty": 3, "turn_seconds": 30}})
     view = (await bob.wait_state(lambda v: v["rules"]["target"] == 11))["view"]
     assert view["rules"]["kitty"] == 3 and view["rules"]["turn_seconds"] == 30
+    await ann.wait_state(lambda v: v["rules"]["target"] == 11)
+    await refused(ann, {"type": "set_rules", "rules": {"target": 11}}, "illegal", room)
+    await refused(ann, {"type": "set_rules", "rules": {}}, "illegal", room)
     assert (await server.room(code))["rules"]["target"] == 11
     # schmier6 has no kitty: a rule of another game is refused as at creation.
     other = await server.create_room("schmier6")

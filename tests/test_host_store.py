@@ -15,6 +15,8 @@ import orjson
 import pytest
 
 from schmier import engine
+from schmier.config import Settings
+from schmier.rooms.clock import Clock
 from schmier.rooms.record import RoomRecord, Seat, bot_seat
 from tests.support.cluster import Cluster
 from tests.support.servers import Client, Player, ServerFactory
@@ -161,3 +163,35 @@ async def test_the_host_across_instances(cluster: Cluster) -> None:
     assert (await bob.next_error())["code"] == "paused"
     for client in (ann, bob):
         await client.close()
+
+
+def test_a_paused_turn_keeps_its_time_and_gets_it_back() -> None:
+    """`Clock.timed` across a pause: the deadline gives way to the seconds left, which
+    come back as a new deadline on resume; nothing of the game is due meanwhile; a seat
+    gone to a bot during the pause gets no deadline back."""
+    clock = Clock(Settings(turn_timer_scale=1.0), 100.0, wall_offset=1000.0)
+    state = engine.new_game("wisconsin4", engine.make_rules("wisconsin4", {"turn_seconds": 30}), 3)
+    deck = engine.full_deck("wisconsin4")
+    random.Random(5).shuffle(deck)
+    state = engine.deal(state, deck)
+    record = RoomRecord.new("abcdefghij", "wisconsin4", state.rules)
+    for seat in range(4):
+        record = record.with_seat(seat, Seat(kind="human", name=f"P{seat}", connected=True))
+    timed = clock.timed(record, replace(record, state=state), 1100.0)
+    assert timed.turn_deadline == 1130.0
+    paused = clock.timed(timed, replace(timed, paused=True), 1112.5)
+    assert (paused.turn_deadline, paused.turn_left) == (None, 17.5)
+    clock.loaded(4, 100.0)
+    clock.state_changed(None, state, 100.0)
+    assert clock.due(paused, lambda seat: True) == []
+    assert clock.next_due(paused, lambda seat: True) is not None  # only the idle stop
+    # Anything else while paused (a seat connecting) keeps the time left.
+    still = clock.timed(paused, replace(paused, seats=paused.seats), 1150.0)
+    assert (still.turn_deadline, still.turn_left) == (None, 17.5)
+    resumed = clock.timed(still, replace(still, paused=False), 1200.0)
+    assert (resumed.turn_deadline, resumed.turn_left) == (1217.5, None)
+    # The awaited seat went to a bot while paused: a bot's turn has no deadline.
+    (seat,) = engine.turn(state)
+    botted = still.with_seat(seat, bot_seat(seat))
+    back = clock.timed(botted, replace(botted, paused=False), 1200.0)
+    assert (back.turn_deadline, back.turn_left) == (None, None)

@@ -111,10 +111,8 @@ class Clock:
                 left = round(max(0.0, before.turn_deadline - wall), 3)
                 after = replace(after, turn_left=left)
             return _with_deadline(after, None)
-        if before.paused and after.state is before.state:
-            kept = before.turn_left
-            after = replace(after, turn_left=None)
-            return _with_deadline(after, None if kept is None else wall + kept)
+        # Resumed: the turn gets back the seconds it had left (if a person's it still is).
+        kept = before.turn_left if before.paused and after.state is before.state else None
         if after.turn_left is not None:
             after = replace(after, turn_left=None)
         seconds = after.rules.turn_seconds * self.settings.turn_timer_scale
@@ -123,6 +121,8 @@ class Clock:
             return _with_deadline(after, None)
         if not any(after.seats[seat].kind == "human" for seat in engine.turn(state)):
             return _with_deadline(after, None)
+        if kept is not None:
+            return _with_deadline(after, wall + kept)
         old = before.state
         # The simultaneous discards go on while only seats already awaited still are
         # (the Schmier dealer, who discards after the others, has a turn of their own).

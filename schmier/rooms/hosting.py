@@ -89,7 +89,7 @@ def set_rules(record: RoomRecord, rules: Mapping[str, Any]) -> Change:
     except engine.RulesError as exc:
         raise Refused("bad_message", str(exc)) from None
     if chosen == record.rules:
-        return Change(record)
+        raise Refused("illegal", "those are the room's rules already; nothing changed")
     return Change(rematch.clear(replace(record, rules=chosen)))
 
 

@@ -6,8 +6,7 @@
 import { t } from "./i18n.js";
 import { h } from "./dom.js";
 import { shell } from "./page.js";
-import { api, setToken } from "./net.js";
-import { joinError, savedName, saveName } from "./state.js";
+import { api, joinError, savedName, saveName, setToken } from "./net.js";
 import { markPlayNow } from "./playnow.js";
 import { gameAbout, gameLabel, games } from "./games.js";
 import { ruleField } from "./rulefields.js";

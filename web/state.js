@@ -21,7 +21,7 @@
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
 import { botName, t, has } from "./i18n.js";
-import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
+import { CLOSE, Connection, api, getToken, joinError, saveName, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
 import { checkDeals, dealsFor, noteDeal } from "./deals.js";
 import { trickHoldMs } from "./hold.js";
@@ -31,7 +31,6 @@ import { noteTurnTimer } from "./timer.js";
 const TOAST_MS = 4000;
 const TIMED_OUT_MS = 12000; // how long "Time ran out: …" stays, unless the player moves
 const CHAT_KEEP = 200;
-const NAME_KEY = "schmier.name";
 
 /** Everything the room's page shows, and nothing else holds state. */
 export const room = {
@@ -396,15 +395,6 @@ function joinFailed(text) {
   changed("join");
 }
 
-/** The name this browser joined with last time. */
-export function savedName() {
-  return localStorage.getItem(NAME_KEY) || "";
-}
-
-/** Remember the name this browser joins with. */
-export function saveName(name) {
-  localStorage.setItem(NAME_KEY, name);
-}
 
 /** Take seat `seat` under `name` (POST …/join), then say hello with the new token. */
 export async function joinSeat(name, seat) {
@@ -428,13 +418,4 @@ export async function joinSeat(name, seat) {
     return;
   }
   joinFailed(t(joinError(res)));
-}
-
-/** The catalogue key of a refused join's message (docs/protocol.md, the join's 409). */
-export function joinError(res) {
-  const detail = String(res.data?.detail || "");
-  if (res.status === 409 && detail.startsWith("name taken")) return "err.name_taken";
-  if (res.status === 503 && /store/i.test(detail)) return "err.store_unreachable";
-  const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many_attempts" };
-  return reasons[res.status] || "err.network";
 }

@@ -74,7 +74,7 @@ class Shuffler(Protocol):
 
 
 class SecureShuffler:
-    """The server's chance: the OS's CSPRNG, through `secrets` (RULES.md, step 1)."""
+    """The server's chance: the OS's CSPRNG, through `secrets` (docs/rules.md, step 1)."""
 
     def first_dealer(self, seats: int) -> int:
         return secrets.randbelow(seats)

@@ -27,6 +27,7 @@
 //   host.js     the host's tools, the pause    rulefields.js  house rules' controls
 //   buttons.js  a button that sends a frame    playnow.js  "Play now" with bots
 //   timer.js    the turn's countdown           timeout.js  what the bot played for you
+//   joining.js  taking a seat (POST …/join)
 
 import { loadLanguages, t } from "./i18n.js";
 import { loadGames } from "./games.js";

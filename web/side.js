@@ -7,7 +7,8 @@ import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { actionButton } from "./buttons.js";
 import { getToken, savedName } from "./net.js";
-import { isSeated, joinSeat, room, seatInfo, seatName, send, sendChat, teamLetter } from "./state.js";
+import { joinSeat } from "./joining.js";
+import { isSeated, room, seatInfo, seatName, send, sendChat, teamLetter } from "./state.js";
 import { seatTitle } from "./bots.js";
 
 // ---------------------------------------------------------------- join

@@ -21,7 +21,7 @@
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
 import { botName, t, has } from "./i18n.js";
-import { CLOSE, Connection, api, getToken, joinError, saveName, setToken } from "./net.js";
+import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
 import { gameOf, scoresByTeam } from "./games.js";
 import { checkDeals, dealsFor, noteDeal } from "./deals.js";
 import { trickHoldMs } from "./hold.js";
@@ -390,32 +390,16 @@ export function notice(text) {
   changed("toast");
 }
 
-function joinFailed(text) {
+/** Why a join failed, said under the name field ("" clears it). */
+export function joinFailed(text) {
   room.joinError = text;
   changed("join");
 }
 
-
-/** Take seat `seat` under `name` (POST …/join), then say hello with the new token. */
-export async function joinSeat(name, seat) {
-  if (!name) {
-    joinFailed(t("err.name"));
-    return;
-  }
-  saveName(name);
-  let res;
-  try {
-    res = await api("POST", `/api/rooms/${encodeURIComponent(room.code)}/join`, { name, seat });
-  } catch {
-    joinFailed(t("err.network"));
-    return;
-  }
-  if (res.status === 200 && res.data && res.data.token) {
-    room.joinError = "";
-    setToken(room.code, res.data.token);
-    room.prevTricks = null;
-    room.conn.reopen(res.data.token);
-    return;
-  }
-  joinFailed(t(joinError(res)));
+/** Sit down with a join's new `token`: kept for this room, and said hello with. */
+export function sitDown(token) {
+  room.joinError = "";
+  setToken(room.code, token);
+  room.prevTricks = null;
+  room.conn.reopen(token);
 }

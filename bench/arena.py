@@ -1,8 +1,8 @@
 """Bots against bots on duplicate deals: who wins, by how much, and how fast they think.
 
-    python bench/arena.py --a strong --b normal --variant wisconsin4 --deals 100
-    python bench/arena.py --ladder --deals 40            # Elo over every level + random
-    python bench/arena.py --ladder --levels normal,easy,random --deals 100
+    python -m bench.arena --a strong --b normal --variant wisconsin4 --deals 100
+    python -m bench.arena --ladder --deals 40            # Elo over every level + random
+    python -m bench.arena --ladder --levels normal,easy,random --deals 100
     [--house-rules random] [--target 21] [--seed 1] [--workers 2] [--paired] [--json]
 
 `--a` and `--b` are level names (`schmier/engine/bots/levels.py`) or policy names, or
@@ -40,13 +40,9 @@ import multiprocessing
 import random
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import oracle
-
+from bench import oracle
 from schmier import engine
 from schmier.engine.bots import PLAYERS, choose, search
 from schmier.engine.bots.levels import BY_NAME, LEVELS

@@ -1,19 +1,20 @@
 """The floor to compare Schmier against: a bare FastAPI WebSocket card-table server.
 
 It has Schmier's room shape (4, 5 or 6 seats per variant) and the HTTP and WebSocket
-calls `bench/load.py` uses (create a room, join a seat, `hello` with the token), and
-for each action it does what any naive server must do at least: one Redis GET of the
-room's ~5 KB JSON state, one SET of the new state, and one ~3 KB JSON view per socket,
-each socket its own (it names that socket's seat and hand). There are no rules: the
-game is a rotating turn (every action passes the turn to the next seat, `legal` lists
-a few fake `play` actions), which is enough to keep the generator's players playing.
+calls the load generator (`bench/load/`) uses (create a room, join a seat, `hello` with
+the token), and for each action it does what any naive server must do at least: one
+Redis GET of the room's ~5 KB JSON state, one SET of the new state, and one ~3 KB JSON
+view per socket, each socket its own (it names that socket's seat and hand). There are
+no rules: the game is a rotating turn (every action passes the turn to the next seat,
+`legal` lists a few fake `play` actions), which is enough to keep the generator's
+players playing.
 
 So whatever Schmier does beyond this (rules, a log entry, views redacted per seat,
 bots, timers) shows up as the difference between the two in the same run.
 
-    python bench/baseline_server.py --port 8100 --redis redis://127.0.0.1:6379/0
-    python bench/baseline_server.py --port 8100 --memory            # a dict, no Redis
-    python bench/baseline_server.py --memory --deflate --json std   # measured costs
+    python -m bench.baseline_server --port 8100 --redis redis://127.0.0.1:6379/0
+    python -m bench.baseline_server --port 8100 --memory            # a dict, no Redis
+    python -m bench.baseline_server --memory --deflate --json std   # measured costs
 
 `--memory` keeps the state as the same JSON bytes in a dict (the GET/SET become dict
 operations, the (de)serialisation stays), so memory versus Redis isolates the round
@@ -38,6 +39,8 @@ import orjson
 import uvicorn
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
+
+from bench.kit.keys import delete_prefix_async
 
 SEATS = {"schmier6": 6, "schmier5": 5, "wisconsin4": 4}
 CARDS = [r + s for s in "SHDC" for r in "23456789TJQKA"]
@@ -110,9 +113,7 @@ class RedisBackend(Backend):
 
     async def aclose(self) -> None:
         # Remove what this run wrote: the benchmark leaves no keys behind.
-        keys = [k async for k in self.client.scan_iter(match=self.prefix + "*", count=1000)]
-        if keys:
-            await self.client.delete(*keys)
+        await delete_prefix_async(self.client, self.prefix)
         await self.client.aclose()
         await self.pool.aclose()
 

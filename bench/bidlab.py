@@ -1,6 +1,6 @@
 """What each bid of a `schmier5` seat would really have been worth: every option tried.
 
-    python bench/bidlab.py --a strong --b normal --deals 8 --seed 1 --out bids.jsonl
+    python -m bench.bidlab --a strong --b normal --deals 8 --seed 1 --out bids.jsonl
 
 Plays the arena's `schmier5` games (one `a` seat among four `b` seats, the same deals
 and seeds as `bench/arena.py`). At every bidding turn of the `a` seat with a choice,
@@ -20,14 +20,9 @@ import argparse
 import json
 import multiprocessing
 import random
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import arena
-
+from bench import arena
 from schmier import engine
 from schmier.engine.bots import handsim
 from schmier.engine.bots.worlds import Know, sample

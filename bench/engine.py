@@ -1,8 +1,8 @@
 """Engine speed: whole hands and games with random players, one core, no I/O.
 
-    python bench/engine.py [--hands 20000] [--variant wisconsin4] [--seed 1] [--json]
+    python -m bench.engine [--hands 20000] [--variant wisconsin4] [--seed 1] [--json]
                            [--path json|checked|trusted]
-    python bench/engine.py --playouts [--hands 20000] [--variant V] [--json]
+    python -m bench.engine --playouts [--hands 20000] [--variant V] [--json]
 
 A random player picks uniformly among the legal actions (a discard: a random count,
 then a random subset), so every phase is exercised: deal, bidding, trump, discards, the
@@ -33,12 +33,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import time
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from schmier import engine
 from schmier.engine.cards import cards_of

@@ -1,6 +1,6 @@
 """Failover time: kill the owner of a room mid-game, time the way back to a live game.
 
-    python bench/failover.py [--runs 5] [--lease-ms 5000] [--graceful] [--json]
+    python -m bench.failover [--runs 5] [--lease-ms 5000] [--graceful] [--json]
 
 Each run starts two instances (`python -m schmier` child processes) on one Redis under a
 fresh key prefix, opens a `wisconsin4` room on instance A (so A owns it), seats a
@@ -26,18 +26,13 @@ import os
 import random
 import signal
 import statistics
-import sys
 import time
-import uuid
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import redis
-
-from tests.support.cluster import cluster_env
-from tests.support.servers import Client, Player, start_subprocess_server
+from bench.kit.client import Client
+from bench.kit.keys import delete_prefix, fresh_prefix
+from bench.kit.player import Player
+from bench.kit.servers import cluster_env, start_subprocess_server
 
 REDIS_URL = os.environ.get("SCHMIER_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 FIELDS = ("phase", "hand", "trick", "tricks", "scores", "turn", "dealer", "legal")
@@ -48,7 +43,7 @@ def mid_hand(view: dict[str, Any]) -> bool:
 
 
 async def one_run(lease_ms: int, graceful: bool, seed: int) -> float:
-    prefix = f"schmier-bench:{uuid.uuid4().hex[:10]}:"
+    prefix = fresh_prefix("schmier-bench")
     procs = []
     try:
         envs = [cluster_env(REDIS_URL, prefix, name, lease_ms) for name in ("a", "b")]
@@ -101,11 +96,7 @@ async def one_run(lease_ms: int, graceful: bool, seed: int) -> float:
                     proc.wait(timeout=15)
                 except Exception:
                     proc.kill()
-        client = redis.Redis.from_url(REDIS_URL)
-        keys = list(client.scan_iter(match=prefix + "*", count=1000))
-        if keys:
-            client.delete(*keys)
-        client.close()
+        delete_prefix(REDIS_URL, prefix)
 
 
 def main() -> None:

@@ -6,8 +6,8 @@ token bucket in Redis, `schmier/store/scripts.py`), one call after another and t
 `--concurrency` at a time, as many HTTP requests would. Prints microseconds per call
 (wall clock, the median of `--rounds` rounds) and, for Redis, the client's CPU.
 
-    python bench/limits.py --calls 5000 --rounds 5
-    SCHMIER_BENCH_REDIS_URL=redis://127.0.0.1:6379/0 python bench/limits.py
+    python -m bench.limits --calls 5000 --rounds 5
+    SCHMIER_BENCH_REDIS_URL=redis://127.0.0.1:6379/0 python -m bench.limits
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import asyncio
 import os
 import statistics
 import time
-import uuid
 
+from bench.kit.keys import delete_prefix_async, fresh_prefix
 from schmier.limits import Budget, LocalBudget, SharedBudget
 from schmier.store import RedisStore
 
@@ -37,7 +37,7 @@ async def timed(budget: Budget, calls: int, concurrency: int, spend: bool) -> tu
 
 
 async def main(args: argparse.Namespace) -> None:
-    prefix = f"schmier-bench:limits:{uuid.uuid4().hex[:8]}:"
+    prefix = fresh_prefix("schmier-bench:limits", 8)
     store = RedisStore(REDIS_URL, prefix=prefix, ttl_seconds=60)
     budgets: dict[str, Budget] = {
         "memory (LocalBudget)": LocalBudget(10**9),
@@ -57,10 +57,7 @@ async def main(args: argparse.Namespace) -> None:
                     cpu = statistics.median(r[1] for r in runs)
                     print(f"{name:<22} {call:<10} {concurrency:>9} {wall:>9.1f} {cpu:>12.1f}")
     finally:
-        client = store._client
-        keys = [key async for key in client.scan_iter(match=prefix + "*", count=1000)]
-        if keys:
-            await client.delete(*keys)
+        await delete_prefix_async(store._client, prefix)
         await store.aclose()
 
 

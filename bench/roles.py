@@ -1,6 +1,6 @@
 """The arena's `schmier5` match with bot `a`'s hands split by role: where its seat gains.
 
-    python bench/roles.py --a strong --b normal --deals 16 --seed 1 --json
+    python -m bench.roles --a strong --b normal --deals 16 --seed 1 --json
 
 Plays exactly the games of `bench/arena.py --variant schmier5` with the same arguments
 (same deals, seatings and seeds, so the same games and the same summary), and books
@@ -17,17 +17,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-# `arena` is a sibling script (found through the path just added); it puts the repo
-# root on the path, so `schmier` is the checkout's own.
-import arena
-
+from bench import arena
 from schmier import engine
 
 ROLES = ("bidder", "bidder_alone", "partner", "defender")

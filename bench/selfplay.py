@@ -18,8 +18,8 @@ Deterministic: game ``i`` of a run with ``--seed s`` shuffles its decks with
 ``random.Random(f"deal/{variant}/{s}/{i}")`` and drives its bots with another
 ``random.Random`` derived the same way, whatever the number of workers.
 
-    python bench/selfplay.py                      # 2000 games of each variant
-    python bench/selfplay.py --variant wisconsin4 --games 200 --seed 7 --json
+    python -m bench.selfplay                      # 2000 games of each variant
+    python -m bench.selfplay --variant wisconsin4 --games 200 --seed 7 --json
 """
 
 from __future__ import annotations

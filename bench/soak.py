@@ -12,7 +12,7 @@ resident memory (from `/proc`), its asyncio task count, live rooms and sockets (
 the run that does not come back once the rooms go idle and their keys expire
 (`SCHMIER_IDLE_ROOM_SECONDS` and `SCHMIER_ROOM_TTL` are set short for that).
 
-    python bench/soak.py --games 1000 --concurrency 8 --json soak.json
+    python -m bench.soak --games 1000 --concurrency 8 --json soak.json
 
 Prints one line per sample and a summary table; `--json` writes every sample.
 
@@ -22,7 +22,7 @@ N sockets that open and never say hello, against a server with a short
 the server's memory with all of them open, and the round trip of a lobby action in
 another room before and during the flood.
 
-    python bench/soak.py --games 0 --silent 3000
+    python -m bench.soak --games 0 --silent 3000
 """
 
 from __future__ import annotations
@@ -31,14 +31,9 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
 import sys
 import time
-import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -48,8 +43,16 @@ import orjson
 import redis.asyncio as aioredis
 import websockets
 
-REPO = Path(__file__).resolve().parents[1]
+from bench.kit import rooms
+from bench.kit.client import Client, encode, hello, open_socket
+from bench.kit.keys import CHUNK, delete_prefix_async, fresh_prefix
+from bench.kit.ports import free_port
+from bench.kit.procstat import memory_kib
+from bench.kit.servers import schmier_command, schmier_env, start_child
+
 VARIANTS = ("schmier6", "schmier5", "wisconsin4")
+GAME_FRAME_TIMEOUT = 3600.0
+"""How long a watcher waits for its next frame (`--game-timeout` bounds the game)."""
 SEATS = {"schmier6": 6, "schmier5": 5, "wisconsin4": 4}
 
 
@@ -66,17 +69,8 @@ class Sample:
     redis_keys: int
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+    return memory_kib(pid).get("VmRSS", 0)
 
 
 def metric(text: str, name: str) -> int:
@@ -87,35 +81,33 @@ def metric(text: str, name: str) -> int:
 async def play_one(http: httpx.AsyncClient, ws_base: str, index: int) -> int:
     """One whole bot game; the number of state frames the watcher saw."""
     variant = VARIANTS[index % len(VARIANTS)]
-    created = await http.post("/api/rooms", json={"variant": variant, "rules": {"target": 5}})
-    created.raise_for_status()
-    code = created.json()["code"]
-    joined = await http.post(f"/api/rooms/{code}/join", json={"name": "Soak", "seat": 0})
-    joined.raise_for_status()
-    token = joined.json()["token"]
-    frames = 0
-    async with websockets.connect(f"{ws_base}/ws/{code}", compression=None) as ws:
-        await ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
+    code = await rooms.create_room(http, variant, {"target": 5})
+    _, token = await rooms.join(http, code, "Soak", 0)
+    client = await Client.connect(f"{ws_base}/ws/{code}")
+    try:
+        state = await client.hello(token)
+        frames = 1
         for seat in range(1, SEATS[variant]):
-            await ws.send(orjson.dumps({"type": "add_bot", "seat": seat}).decode())
+            await client.send({"type": "add_bot", "seat": seat})
         started = left = False
-        async for raw in ws:
-            frame = orjson.loads(raw)
-            if frame["type"] == "error":
-                raise RuntimeError(f"room {code}: {frame}")
-            if frame["type"] != "state":
-                continue
-            frames += 1
-            view = frame["view"]
+        while True:
+            view = state["view"]
             if not started and {"type": "start"} in view["legal"]:
-                await ws.send('{"type":"start"}')
+                await client.send({"type": "start"})
                 started = True
             elif view["phase"] not in ("lobby", "game_over") and not left:
-                await ws.send('{"type":"leave"}')
+                await client.send({"type": "leave"})
                 left = True
             elif view["phase"] == "game_over":
-                break
-    return frames
+                return frames
+            frame = await client.recv(timeout=GAME_FRAME_TIMEOUT)
+            if frame["type"] == "error":
+                raise RuntimeError(f"room {code}: {frame}")
+            if frame["type"] == "state":
+                state = frame
+                frames += 1
+    finally:
+        await client.close()
 
 
 async def sampler(
@@ -132,7 +124,7 @@ async def sampler(
     while True:
         text = (await http.get("/metrics")).text
         keys = 0
-        async for _ in store.scan_iter(match=prefix + "*", count=1000):
+        async for _ in store.scan_iter(match=prefix + "*", count=CHUNK):
             keys += 1
         sample = Sample(
             t=round(time.monotonic() - start, 1),
@@ -157,7 +149,7 @@ async def round_trips(ws: Any, count: int) -> list[float]:
     for n in range(count):
         frame = {"type": "add_bot" if n % 2 == 0 else "remove_bot", "seat": 1}
         began = time.perf_counter()
-        await ws.send(orjson.dumps(frame).decode())
+        await ws.send(encode(frame))
         while orjson.loads(await asyncio.wait_for(ws.recv(), 30))["type"] not in ("state", "error"):
             pass
         times.append((time.perf_counter() - began) * 1000)
@@ -177,19 +169,19 @@ async def silent(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any
     """Open `args.silent` sockets that never say hello; see what happens to them."""
     base = f"http://127.0.0.1:{port}"
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        victim = (await http.post("/api/rooms", json={"variant": "schmier6"})).json()["code"]
-        other = (await http.post("/api/rooms", json={"variant": "schmier6"})).json()["code"]
-        token = (await http.post(f"/api/rooms/{other}/join", json={"name": "P"})).json()["token"]
+        victim = await rooms.create_room(http, "schmier6")
+        other = await rooms.create_room(http, "schmier6")
+        _, token = await rooms.join(http, other, "P")
         rss_before = rss_kib(pid)
-        async with websockets.connect(f"ws://127.0.0.1:{port}/ws/{other}") as player:
-            await player.send(orjson.dumps({"type": "hello", "token": token}).decode())
+        async with await open_socket(f"ws://127.0.0.1:{port}/ws/{other}") as player:
+            await player.send(encode(hello(token)))
             await player.recv()
             quiet = await round_trips(player, 100)
             began = time.monotonic()
             sockets: list[Any] = []
             for _ in range(0, args.silent, 200):
                 batch = [
-                    websockets.connect(f"ws://127.0.0.1:{port}/ws/{victim}", open_timeout=60)
+                    open_socket(f"ws://127.0.0.1:{port}/ws/{victim}", open_timeout=60)
                     for _ in range(min(200, args.silent - len(sockets)))
                 ]
                 sockets += await asyncio.gather(*batch)
@@ -223,13 +215,10 @@ async def silent(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any
         }
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    port = free_port()
-    prefix = f"schmier-soak:{uuid.uuid4().hex[:8]}:"
-    env = {
-        **os.environ,
-        "SCHMIER_HOST": "127.0.0.1",
-        "SCHMIER_PORT": str(port),
+def server_env(args: argparse.Namespace, prefix: str) -> dict[str, str]:
+    """The soaked server's settings: Redis under `prefix`, bots at once, no pauses,
+    rooms unloaded and expired soon after their game, limits out of the way."""
+    return {
         "SCHMIER_REDIS_URL": args.redis,
         "SCHMIER_REDIS_PREFIX": prefix,
         "SCHMIER_BOT_DELAY": "0",
@@ -244,19 +233,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "SCHMIER_FRAME_BURST": "1000",
         "SCHMIER_FRAME_RATE": "1000",
     }
-    server = subprocess.Popen([sys.executable, "-m", "schmier"], cwd=REPO, env=env)
-    base = f"http://127.0.0.1:{port}"
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    port = free_port()
+    prefix = fresh_prefix("schmier-soak", 8)
+    server = start_child(schmier_command(), schmier_env(server_env(args, prefix), port), port)
+    base = server.url
     store = aioredis.Redis.from_url(args.redis)
     samples: list[Sample] = []
     done = [0]
     failures: list[str] = []
     try:
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            for _ in range(300):
-                with contextlib.suppress(httpx.HTTPError):
-                    if (await http.get("/healthz")).status_code == 200:
-                        break
-                await asyncio.sleep(0.1)
             if args.silent:
                 flood = await silent(args, port, server.pid)
                 print(json.dumps(flood, indent=1), flush=True)
@@ -289,14 +278,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             stop.set()
             await watch
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        keys = [k async for k in store.scan_iter(match=prefix + "*", count=1000)]
-        if keys:
-            await store.delete(*keys)
+        server.stop(grace=20)
+        log = server.tail()
+        server.forget_log()
+        if "Traceback" in log or "ERROR" in log:
+            print(f"--- server stderr (tail) ---\n{log}", file=sys.stderr)
+        await delete_prefix_async(store, prefix)
         await store.aclose()
     during = [s for s in samples if 0 < s.games_done < args.games]
     return {

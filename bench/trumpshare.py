@@ -1,6 +1,6 @@
 """Where the unseen trumps lie: the search's sampled worlds against the true deals.
 
-    python bench/trumpshare.py --variant schmier5 --games 200 --json
+    python -m bench.trumpshare --variant schmier5 --games 200 --json
 
 Plays seeded games with `normal` at every seat. At the first card of each of a game's
 first three hands, every seat in turn is the viewer: its view is read (`worlds.Know`)
@@ -21,12 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from schmier import engine
 from schmier.engine.bots import choose

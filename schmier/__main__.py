@@ -41,6 +41,10 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
         # Per-message deflate roughly halves WebSocket throughput for frames this small
         # (a view is a few hundred bytes) and costs memory per connection: off.
         "ws_per_message_deflate": False,
+        # A socket whose network died (a phone in a tunnel) answers no ping: it is
+        # closed within interval + timeout, and the others see the player offline.
+        "ws_ping_interval": settings.ws_ping_interval,
+        "ws_ping_timeout": settings.ws_ping_timeout,
         "log_level": settings.log_level.lower(),
         "log_config": uvicorn_log_config(settings),
         "access_log": False,

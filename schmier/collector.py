@@ -3,12 +3,12 @@
 Why: CPython (3.11) starts a collection when allocations outnumber deallocations by
 700, and decides by ratios when to walk the whole heap. In a loaded server both go
 badly. Every action replaces a room's state; the replaced state dies by reference
-count, which *lowers* the allocation count, so the young generation grows to 20,000
-objects or more before a collection starts, and that collection stops the event loop
-for 10-20 ms (measured at 300 rooms x 6 seats). A full collection walks everything the
-server holds, some 400,000 objects at that size (most of them the per-connection
-ASGI machinery), and stops the loop for 150-300 ms: every player whose card arrives
-during it waits. Measured with `bench/load.py`, see docs/performance.md.
+count, which *lowers* the allocation count, so the young generation grows to tens of
+thousands of objects before a collection starts, and that collection stops the event
+loop for milliseconds. A full collection walks everything the server holds (most of it
+the per-connection machinery) and stops the loop for hundreds of milliseconds: every
+player whose card arrives during it waits (measured with `python -m bench.load`:
+bench/results/2026-11-30-load-four-changes.md).
 
 So the server collects the young generation itself, every `step` seconds (what was
 allocated since the last step and is still alive: a few thousand objects, a few
@@ -18,29 +18,29 @@ collection (a socket, a room, a room's current state, a suspended coroutine) thu
 the collector's sight and is never walked again by a routine collection; it is still
 freed by reference counting the moment nothing holds it, which is how almost everything
 in the server dies (a replaced state, a closed socket's buffers). Measured in the loaded
-server with `gc.callbacks` (thread CPU time, docs/performance.md): walking the old
-generation once a minute, as this collector did before, cost one pause of the size of
-everything that had arrived meanwhile (222 ms at 300 tables in the minute their sockets
-connected, 570 ms at 1,000, 20-45 ms a minute in steady play), and collecting the middle
-generation, which held a few steps' survivors, 15-85 ms at 1,000 tables. Steady play
-makes almost no cyclic garbage (most young collections free nothing).
+server with `gc.callbacks` (thread CPU time, bench/results/2026-12-01-thousand-tables.md):
+walking the old generation once a minute, as this collector did before, cost one pause
+of the size of everything that had arrived meanwhile (hundreds of milliseconds in the
+minute the sockets connected), and collecting the middle generation, which held a few
+steps' survivors, tens of milliseconds at 1,000 tables. Steady play makes almost no
+cyclic garbage (most young collections free nothing).
 
 Cyclic garbage among frozen objects (the call chain of a socket that closed, say) is
 reclaimed only by a full collection, the one pause whose cost grows with the server's
-size (0.66-0.76 s at 1,000 busy tables on the development machine). So it runs only
+size (most of a second at 1,000 busy tables, docs/performance.md). So it runs only
 when it pays: when the Python heap (`sys.getallocatedblocks()`, read once a second,
 under a millisecond) has grown by `growth` over its smallest size since the last full
 collection. That is CPython's own rule for its full collections (a quarter more than
 survived the last one). A server in steady play makes almost no cyclic garbage (a
-clock-driven collection at 1,000 tables freed 1,764 objects after 100 s); a server that
+clock-driven collection at 1,000 tables freed a few thousand objects); a server that
 grows, tables opening and their games filling the heap with live data, meets the rule
 several times on the way up, and each of those collections frees almost nothing. So a
 collection that freed less than `PAYS` of the heap makes the next one wait for
 `MAX_BACKOFF` times `growth`, and one that paid brings it back: cyclic garbage never
 holds more than that share of the heap, and a collection that would find nothing is not
-run in the middle of play (one of 524 ms did at 1,000 tables, and one of 115 ms at 300
-when the wait only doubled: tables that have just opened keep growing the heap by
-another 35-40% as their games fill, docs/performance.md). `full` seconds,
+run in the middle of play (one did at 1,000 tables, and one at 300 when the wait only
+doubled: tables that have just opened keep growing the heap as their games fill;
+bench/results/2026-12-02-load-second-series.md and -third-series.md). `full` seconds,
 if set, adds a clock as well. Each full collection is timed and exported like the
 others (`schmier_gc_pause_seconds`), and logged as `gc.full` with why it ran, what it
 freed, the heap's size before and after and the growth the next one waits for. With
@@ -77,9 +77,9 @@ MAX_BACKOFF = 8
 """After a full collection that did not pay, the next one waits for this many times
 `growth` (with 25%: 200%, a heap at most three times its smallest before cyclic garbage
 is collected); after one that paid, for `growth` again. Doubling the wait instead (25,
-50, 100%) left the threshold of a server that had just opened 300 tables 9% above the
-heap its games then grew to (598,012 blocks after the collection, 822,064 a minute into
-play, threshold 897,018), and one run in three crossed it in play."""
+50, 100%) left the threshold of a server that had just opened 300 tables barely above
+the heap its games then grew to, and one run in three crossed it in play
+(bench/results/2026-12-02-load-third-series.md)."""
 
 GROWTH_CHECK_SECONDS = 1.0
 """How often the heap's size is compared with its smallest since the last full collection."""
@@ -165,10 +165,11 @@ class Collector:
         freed = self._collect(2)
         gc.freeze()
         self._smallest = sys.getallocatedblocks()
-        # Why back off: at 1,000 tables a full collection stops the server for 0.5-0.7 s
-        # and, while tables open and their games fill the heap with live data, one every
-        # quarter of growth frees almost nothing; the next one lands in play
-        # (docs/performance.md). One that pays brings the threshold back.
+        # Why back off: at 1,000 tables a full collection stops the server for most of a
+        # second and, while tables open and their games fill the heap with live data,
+        # one every quarter of growth frees almost nothing; the next one lands in play
+        # (bench/results/2026-12-02-load-third-series.md). One that pays brings the
+        # threshold back.
         paid = before - self._smallest >= PAYS * before
         self._backoff = 1 if paid else MAX_BACKOFF
         event(

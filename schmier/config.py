@@ -136,6 +136,19 @@ class Settings(BaseSettings):
     hello_timeout: float = Field(
         10.0, gt=0, description="Seconds a new socket has to send its hello."
     )
+    ws_ping_interval: float = Field(
+        5.0,
+        gt=0,
+        description=(
+            "Seconds between the server's WebSocket pings to each socket, so that a "
+            "connection whose network died is noticed (the player shown offline)."
+        ),
+    )
+    ws_ping_timeout: float = Field(
+        10.0,
+        gt=0,
+        description="Seconds a ping may go unanswered before the socket is closed.",
+    )
     frame_burst: int = Field(30, ge=1, description="Frames a connection may send at once.")
     frame_rate: float = Field(
         10.0, gt=0, description="Frames per second a connection may send after its burst."

@@ -6,8 +6,9 @@ a broadcast to thousands of sockets) delays every action that arrives meanwhile 
 to 80 ms, and no per-action metric shows where that time went. A task that sleeps a
 fixed interval and measures by how much it overslept sees every such stall from the
 outside, whatever caused it. Its overshoots go into `schmier_loop_lag_seconds`
-(buckets from 1 ms to 1 s); `bench/load.py` reads the histogram at both ends of its
-window. An idle loop oversleeps by a fraction of a millisecond.
+(buckets from 1 ms to 1 s); the load generator (`python -m bench.load`) reads the
+histogram at both ends of its window. An idle loop oversleeps by a fraction of a
+millisecond.
 
 The clock and the sleep are injectable so the sampler can be tested without time.
 """

@@ -2,18 +2,13 @@
 the random numbers its level draws, so the two play the same games until the variant's
 change first alters a decision, and their per-game results can be compared game by game.
 
-The figures in docs/bots.md that compare variants of `strong` rest on that: a variant
+The figures of bench/results/ that compare variants of `strong` rest on that: a variant
 whose change never fires must play exactly the games of the level itself.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-import arena  # a bench script's module, found through the path above
+from bench import arena
 
 #: A small search, so that a few games take seconds; the same budget with its default
 #: bid threshold written out is the same bot under another name.

@@ -11,21 +11,16 @@ make every later `strong` decision in the process an oracle's).
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
+from bench import oracle
 from schmier import engine
 from schmier.engine.bots import handsim, search
 from schmier.engine.bots.tables import bits
 from schmier.engine.bots.worlds import Know, sample
 
 from .test_bots_search import VARIANTS, random_turns
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-import oracle  # a bench script's module, found through the path above
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -133,7 +128,7 @@ def test_bidlab_plays_every_option_of_a_bid_out() -> None:
     """`bench/bidlab.py`: at each bidding turn of the `a` seat with a choice, one line
     with every legal option played out to the hand's scoring, the seat's own choice
     among them, and the search's simulated distribution."""
-    import bidlab  # a bench script's module, found through the path above
+    from bench import bidlab
 
     tiny = "strong:playouts=24,min_worlds=2,max_worlds=4,hand_worlds=3,exact_worlds=2"
     deal_seed = random.Random("deal/1/schmier5/0").randrange(2**32)

@@ -1,6 +1,6 @@
 """Smoke runs of the load benchmark: it plays real games and reports its figures.
 
-`bench/load.py` is a tool for people, run by hand (docs/performance.md); the suite only
+`python -m bench.load` is a tool for people, run by hand (docs/performance.md); the suite only
 proves that it works end to end: against a real Schmier server it creates rooms, seats
 a WebSocket client per seat, plays through the protocol without a single refused
 action, and reports actions and latencies; and the same against the bare baseline
@@ -19,13 +19,12 @@ from typing import Any
 from tests.support.servers import RunningServer
 
 REPO = Path(__file__).resolve().parents[1]
-LOAD = REPO / "bench" / "load.py"
 
 
 def run_load(*args: str) -> dict[str, Any]:
     """Run the generator with `--json`; its one run's figures."""
     done = subprocess.run(
-        [sys.executable, str(LOAD), "--json", *args],
+        [sys.executable, "-m", "bench.load", "--json", *args],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -33,7 +32,7 @@ def run_load(*args: str) -> dict[str, Any]:
         check=False,
     )
     assert done.returncode == 0, (
-        f"load.py failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+        f"bench.load failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     )
     report = json.loads(done.stdout)
     (result,) = report["results"].values()
@@ -82,7 +81,7 @@ def test_load_plays_wisconsin_against_schmier(server: RunningServer) -> None:
 
 
 def test_load_against_the_spawned_baseline_in_memory() -> None:
-    """The baseline server (memory mode), spawned and stopped by load.py itself, and
+    """The baseline server (memory mode), spawned and stopped by the load itself, and
     read from /proc: its CPU and memory figures are there."""
     result = run_load(
         "--spawn", "baseline", "--memory", "--rooms", "2", "--duration", "2", "--warmup", "0.5"

@@ -6,14 +6,9 @@ place the same unseen trumps as the deal does.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-import trumpshare  # a bench script's module, found through the path above
+from bench import trumpshare
 
 
 @pytest.mark.parametrize("variant", ["schmier6", "schmier5"])

@@ -30,7 +30,7 @@ from tests.support.servers import FAST, ServerFactory
 pytestmark = pytest.mark.browser
 
 XSS = "<img src=x onerror=alert(1)>"
-# Names are 1-24 characters (PROTOCOL.md), too short for the line above.
+# Names are 1-24 characters (docs/protocol.md), too short for the line above.
 XSS_NAME = "<svg onload=alert(1)>"
 
 
@@ -265,7 +265,7 @@ def test_language_follows_the_browser_and_the_picker_is_remembered(
     page.click('button[data-action="start"]')
     page.wait_for_selector("#hand button[data-card]")
     labels = page.eval_on_selector_all(
-        "#hand button[data-card]", "(bs) => bs.map((b) => b.getAttribute('aria-label'))"
+        "#hand button[data-card]", "(bs) => bs.map((b) => b.querySelector('.sr-only').textContent)"
     )
     assert all(re.search("ジョーカー|(スペード|ハート|ダイヤ|クラブ)の", label) for label in labels)
 

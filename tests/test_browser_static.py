@@ -116,9 +116,29 @@ def test_no_message_lives_in_a_script() -> None:
     assert "card.joker" not in text and "Spades" not in text
 
 
+def help_catalogue(lang: str) -> dict[str, str]:
+    """One language's words of the rules pages (web/i18n/help/, loaded on demand)."""
+    data = json.loads((WEB / "i18n" / "help" / f"{lang}.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict) and all(isinstance(v, str) for v in data.values()), lang
+    return data
+
+
+def test_the_rules_pages_have_every_text_in_every_language() -> None:
+    english = help_catalogue("en")
+    assert english and all(k.startswith("help.") for k in english)
+    assert not set(english) & set(catalogue("en")), "a key in both catalogues"
+    for lang in LANGUAGES:
+        table = help_catalogue(lang)
+        assert set(table) == set(english), (lang, set(english) ^ set(table))
+        for key, text in table.items():
+            assert text.strip(), (lang, key)
+            wanted = set(re.findall(r"\{\{(\w+)\}\}", english[key]))
+            assert set(re.findall(r"\{\{(\w+)\}\}", text)) == wanted, (lang, key, text)
+
+
 def test_every_text_the_scripts_ask_for_exists() -> None:
     plain, plural = base_keys(catalogue("en"))
-    english = plain | plural
+    english = plain | plural | set(help_catalogue("en"))
     used: set[str] = set()
     for path in SCRIPTS:
         used |= set(re.findall(r"""\bt\(\s*["']([^"']+)["']""", path.read_text("utf-8")))
@@ -130,6 +150,8 @@ def test_every_text_the_scripts_ask_for_exists() -> None:
         + ["err.bad_message"]
         + [f"point.{p}" for p in ("high", "low", "right", "left", "jack", "joker", "game")]
         + ["point.joker1", "point.joker2"]
+        + [f"point.{p}.help" for p in ("high", "low", "right", "left", "jack", "joker", "game")]
+        + ["point.joker1.help", "point.joker2.help"]
         + [f"rank.{r}" for r in "23456789TJQKA"]
         + [f"suit.{s}" for s in "SHDC"]
         + [f"suit_of.{s}" for s in "SHDC"]

@@ -1,7 +1,7 @@
 """Random full games of every variant under random house rules, checked at every step
-against the invariants of RULES.md and an independent reference for the points.
+against the invariants of docs/rules.md and an independent reference for the points.
 
-What is checked (DESIGN.md, Habits): every card in exactly one place; no view shows a
+What is checked (CONTRIBUTING.md, "The standards"): every card in exactly one place; no view shows a
 card, a partner or a secret trump its seat may not see; each hand's trick winners,
 points and score deltas agree with `tests.support.engine_helpers.hand_result`, worked
 from the played cards alone; the game ends exactly when the target rule says; the
@@ -259,7 +259,7 @@ class Checker:
                 assert last["by"][name] == ref.by[name], name
         totals = dict(zip(engine_sides, last["game_totals"], strict=True))
         assert totals == ref.game_totals
-        # Scoring (RULES.md 8).
+        # Scoring (docs/rules.md 8).
         won = {s: sum(1 for p in ref.points.values() if p == s) for s in sides}
         made = won[sides[0]] >= bid
         assert last["made"] is made
@@ -272,7 +272,7 @@ class Checker:
         assert last["deltas"] == deltas
         scores = [a + b for a, b in zip(prev_scores, deltas, strict=True)]
         assert v["scores"] == scores
-        # End of the game (RULES.md 9).
+        # End of the game (docs/rules.md 9).
         over, winners = game_end(scores, self.rules.target, self.teams, sides[0])
         assert (self.state.phase == "game_over") is over, (scores, self.rules.target)
         if over:
@@ -282,7 +282,7 @@ class Checker:
 def game_end(
     scores: list[int], target: int, teams: list[list[int]], bidder_side: frozenset[int]
 ) -> tuple[bool, list[int]]:
-    """RULES.md 9: whether the game is over after this hand, and who won."""
+    """docs/rules.md 9: whether the game is over after this hand, and who won."""
     if max(scores) < target:
         return False, []
     top = max(scores)

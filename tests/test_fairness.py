@@ -1,4 +1,4 @@
-"""Provably fair decks: the shuffle exactly as PROTOCOL.md specifies it, and the room's
+"""Provably fair decks: the shuffle exactly as docs/protocol.md specifies it, and the room's
 commitments (a seed for every deck, shown before its deal, never the seed itself).
 
 The reference below is written from the specification's words, independently of
@@ -28,7 +28,7 @@ JOKERS = {"schmier6": ["X1"], "schmier5": ["X1"], "wisconsin4": ["X1", "X2"]}
 
 
 def reference_deck(variant: str, server_seed: str, entropy: list[str | None]) -> list[str]:
-    """PROTOCOL.md, "Provably fair deals", step 3, word for word."""
+    """docs/protocol.md, "Provably fair deals", step 3, word for word."""
     joined = server_seed + "".join(":" + (e or "") for e in entropy)
     s = hashlib.sha256(joined.encode()).digest()
     stream: list[int] = []

@@ -288,7 +288,7 @@ async def test_the_games_are_served_as_data(http: httpx.AsyncClient) -> None:
     books = {book["name"]: book for book in answer.json()}
     assert list(books) == ["schmier6", "schmier5", "wisconsin4"]
     six, five, four = books["schmier6"], books["schmier5"], books["wisconsin4"]
-    # Hand-worked from RULES.md: spades trump in the Schmier games has the jack of clubs
+    # Hand-worked from docs/rules.md: spades trump in the Schmier games has the jack of clubs
     # (the left bauer) under the jack of spades and the joker at the bottom; wisconsin4
     # has no left bauer, stops at the 7 and ends with both jokers.
     assert six["trump_order"]["S"] == [

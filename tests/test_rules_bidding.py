@@ -1,4 +1,4 @@
-"""Bidding (RULES.md 2): one round from left of the dealer to the dealer, higher bids
+"""Bidding (docs/rules.md 2): one round from left of the dealer to the dealer, higher bids
 only, 6 ends it at once, all-pass redeals by the same dealer, stick_the_dealer."""
 
 from __future__ import annotations

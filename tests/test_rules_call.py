@@ -1,4 +1,4 @@
-"""Calling a partner in schmier5 (RULES.md 5): by card or alone; the partner is hidden
+"""Calling a partner in schmier5 (docs/rules.md 5): by card or alone; the partner is hidden
 until the called card is played, except from the partner; a discarded called card
 means the bidder plays alone, which the table learns at the end of the hand."""
 

@@ -1,4 +1,4 @@
-"""The deck and the deal (RULES.md "The three games" and step 1)."""
+"""The deck and the deal (docs/rules.md "The games at a glance" and step 1)."""
 
 from __future__ import annotations
 

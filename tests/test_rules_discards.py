@@ -1,4 +1,4 @@
-"""Drawing and discarding (RULES.md 4)."""
+"""Drawing and discarding (docs/rules.md 4)."""
 
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ def test_wisconsin_more_than_six_trumps_any_trump_may_go() -> None:
 
 
 def test_discards_and_stock_stay_hidden() -> None:
-    """RULES.md 4: discards and stock stay hidden from everyone but their owner."""
+    """docs/rules.md 4: discards and stock stay hidden from everyone but their owner."""
     t = schmier6_at_discard(BASIC, BASIC_STOCK)
     t.discard(3, "2C", "3C")
     for seat in (None, 0, 1, 2, 4, 5):

@@ -1,4 +1,4 @@
-"""End of the game (RULES.md 9), the deal passing left, and the rematch.
+"""End of the game (docs/rules.md 9), the deal passing left, and the rematch.
 
 The hands are the worked hands of test_rules_points.py, rotated round the table so
 that other seats bid; each test shows the running scores worked out by hand."""
@@ -103,7 +103,7 @@ def test_schmier5_tied_players_of_the_bidders_side_win_together() -> None:
 
 
 def test_deal_passes_left_after_a_hand() -> None:
-    """RULES.md 1: afterwards the deal passes left (dealer + 1); bidding starts left of it."""
+    """docs/rules.md 1: afterwards the deal passes left (dealer + 1); bidding starts left of it."""
     t = Table("schmier6", dealer=4)
     to_play_schmier(t, SCHMIER6_A, bidder=1, bid=3, trump="H", stock=SCHMIER6_STOCK)
     assert t.dealer == 4
@@ -113,7 +113,7 @@ def test_deal_passes_left_after_a_hand() -> None:
     v = t.view(None)
     assert v["dealer"] == 5
     assert t.turn() == [0]
-    # PROTOCOL.md: last_hand stays until the next hand is scored; tricks start afresh.
+    # docs/protocol.md: last_hand stays until the next hand is scored; tricks start afresh.
     assert v["last_hand"] is not None and v["last_hand"]["bidder"] == 1
     assert v["tricks"] == [] and v["trick"] == []
     assert (v["bidder"], v["bid"], v["trump"]) == (None, None, None)

@@ -1,7 +1,8 @@
-"""House rules (RULES.md, PROTOCOL.md "Rules"): defaults, ranges, and which rules
-apply to which game. Their effects are tested where they act: stick_the_dealer in
-test_rules_bidding, trump_anytime and joker_order in test_rules_play, kitty in
-test_rules_trump / test_rules_discards, target in test_rules_end."""
+"""House rules (docs/rules.md "House rules", docs/protocol.md "Rules"): defaults,
+ranges, and which rules apply to which game. Their effects are tested where they act:
+stick_the_dealer in test_rules_bidding, trump_anytime and joker_order in
+test_rules_play, kitty in test_rules_trump / test_rules_discards, target in
+test_rules_end."""
 
 from __future__ import annotations
 
@@ -98,8 +99,36 @@ def test_bad_rules(variant: str, overrides: dict[str, Any]) -> None:
     assert issubclass(engine.RulesError, ValueError)
 
 
-def test_variants() -> None:
-    assert engine.VARIANTS == ("schmier6", "schmier5", "wisconsin4")
+#: The house rules each game offers (docs/rules.md, "House rules"): the kitty and the
+#: order of the two jokers exist only where there is a kitty and two jokers.
+OFFERED = {
+    "schmier6": {"target", "stick_the_dealer", "trump_anytime", "hints", "turn_seconds"},
+    "schmier5": {"target", "stick_the_dealer", "trump_anytime", "hints", "turn_seconds"},
+    "wisconsin4": {
+        "target", "stick_the_dealer", "trump_anytime", "kitty", "joker_order", "hints",
+        "turn_seconds",
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", list(OFFERED))
+def test_variants_offer_exactly_their_house_rules(variant: str) -> None:
+    """What the room form is built from (`describe`'s `rules`), what `make_rules`
+    accepts and what `rules_to_json` reports are the same rules for each game; every
+    other game's rule is refused as not applying, not silently dropped."""
+    assert tuple(OFFERED) == engine.VARIANTS
+    offered = OFFERED[variant]
+    published = engine.describe(variant)["rules"]
+    assert {rule["name"] for rule in published} == offered
+    defaults = {rule["name"]: rule["default"] for rule in published}
+    assert engine.rules_to_json(engine.make_rules(variant)) == defaults
+    everywhere = set().union(*OFFERED.values())
+    for name in everywhere - offered:
+        with pytest.raises(engine.RulesError, match="does not apply"):
+            engine.make_rules(variant, {name: defaults.get(name, 0)})
+    for name in offered:
+        # Each offered rule set to its own default is accepted and reported as set.
+        assert engine.rules_to_json(engine.make_rules(variant, {name: defaults[name]})) == defaults
 
 
 def test_view_carries_the_rules() -> None:

@@ -1,4 +1,4 @@
-"""Play (RULES.md 6): the bidder leads, follow suit, the left bauer is a trump,
+"""Play (docs/rules.md 6): the bidder leads, follow suit, the left bauer is a trump,
 trump_anytime, joker leads, the two wisconsin4 jokers, the trick winner leads."""
 
 from __future__ import annotations

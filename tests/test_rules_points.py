@@ -1,4 +1,4 @@
-"""The six points of a hand (RULES.md 7), on whole hands worked out by hand.
+"""The six points of a hand (docs/rules.md 7), on whole hands worked out by hand.
 
 Each test plays a full stacked hand through the public API and compares the engine's
 `last_hand` with the points worked out below by hand from the rules."""
@@ -48,7 +48,7 @@ def schmier6_a() -> dict[str, Any]:
 
 
 def test_schmier6_each_point_to_the_right_team() -> None:
-    """RULES.md 7 on SCHMIER6_A (trump hearts):
+    """docs/rules.md 7 on SCHMIER6_A (trump hearts):
     high  AH played by seat 1            -> team {1,4}
     low   2H played by seat 2 (trick won by seat 1: low goes to who *played* it) -> {2,5}
     right JH, trick 3 won by seat 3 (QH) -> {0,3}
@@ -78,7 +78,7 @@ def test_schmier6_each_point_to_the_right_team() -> None:
 
 
 def test_schmier5_points_go_to_the_bidder_and_called_partner() -> None:
-    """RULES.md 5/7 on SCHMIER5_S: bidder 1 calls KH, held by seat 3; sides {1,3} / rest.
+    """docs/rules.md 5/7 on SCHMIER5_S: bidder 1 calls KH, held by seat 3; sides {1,3} / rest.
     high AH (seat 1) -> {1,3}; low 4H played by seat 2 -> others;
     right JH, left JD, joker X1 all in trick 3 won by seat 3 (JH) -> {1,3};
     game {1,3}: 4 + 15 + 10 + 4 = 33, others 13 + 22 = 35 -> others."""
@@ -110,7 +110,7 @@ def test_schmier5_points_go_to_the_bidder_and_called_partner() -> None:
 def test_wisconsin_points_with_bidders_discards(
     discards: list[str], game: set[int] | None, totals: tuple[int, int]
 ) -> None:
-    """RULES.md 4/7 on W1 (trump hearts, bidder 1 takes QH 7S):
+    """docs/rules.md 4/7 on W1 (trump hearts, bidder 1 takes QH 7S):
     high AH (seat 1) -> {1,3}; low 7H played by seat 2 -> {0,2};
     jack JH in trick 3 won by seat 1 (QH) -> {1,3};
     joker1 X1 in trick 1 won by seat 1 -> {1,3}; joker2 X2 wins trick 2 for seat 2 -> {0,2};
@@ -136,7 +136,7 @@ def test_wisconsin_points_with_bidders_discards(
 
 
 def test_wisconsin_cards_not_in_play_earn_nothing() -> None:
-    """RULES.md 7 on W2 (kitty 0, trump hearts; AH 7H JH X2 undealt):
+    """docs/rules.md 7 on W2 (kitty 0, trump hearts; AH 7H JH X2 undealt):
     high is the highest trump *in play*: KH (seat 1) -> {1,3};
     low is the lowest natural trump in play: 8H played by seat 2 -> {0,2}; X1, played
     too and ranking lower, is never low;
@@ -162,13 +162,13 @@ def test_wisconsin_cards_not_in_play_earn_nothing() -> None:
 
 
 def test_points_table_has_exactly_six_names() -> None:
-    """PROTOCOL.md last_hand: the Schmier point names are high low right left joker game."""
+    """docs/protocol.md last_hand: the Schmier point names are high low right left joker game."""
     last = schmier6_a()
     assert set(last["points"]) == {"high", "low", "right", "left", "joker", "game"}
 
 
 def test_wisconsin_discarded_trumps_earn_nothing_but_count_for_game() -> None:
-    """RULES.md 4/7. Kitty 2: the bidder holds AH KH QH JH TH X1 + 9H X2, eight trumps,
+    """docs/rules.md 4/7. Kitty 2: the bidder holds AH KH QH JH TH X1 + 9H X2, eight trumps,
     so any trump may go: AH and JH are discarded. The only other trumps are 7H (seat 2)
     and 8H (seat 3). The bidder leads KH QH TH 9H X1 X2 and wins every trick.
     high: AH is not in play -> KH, played by seat 1 -> {1,3};

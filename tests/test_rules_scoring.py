@@ -1,4 +1,4 @@
-"""Scoring a hand (RULES.md 8): made adds every point won, set subtracts the bid,
+"""Scoring a hand (docs/rules.md 8): made adds every point won, set subtracts the bid,
 every other team adds its points, and in schmier5 each member of a side gets the
 side's result. Points per side are the hand-worked ones of test_rules_points.py."""
 

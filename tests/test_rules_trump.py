@@ -1,4 +1,4 @@
-"""Trump (RULES.md 3): named at once and public in the Schmier games; in wisconsin4
+"""Trump (docs/rules.md 3): named at once and public in the Schmier games; in wisconsin4
 committed privately after the kitty, to a suit the bidder holds naturally, and made
 public by the bidder's first lead, which must be a natural card of that suit."""
 

@@ -4,6 +4,7 @@ behaviour (a TTL in Redis, an injected clock in memory, a Redis that is not ther
 from __future__ import annotations
 
 import asyncio
+import inspect
 import socket
 from collections.abc import Iterator
 
@@ -169,8 +170,27 @@ async def test_ping_answers(store: RoomStore) -> None:
     assert await store.ping() is True
 
 
+#: The contract's methods (docs/architecture.md, "The store"); a method added to
+#: `RoomStore` must be added here too, so this list and the Protocol cannot drift apart.
+CONTRACT = (
+    "create", "load", "commit", "read_log", "add_chat", "read_chat", "exists", "delete",
+    "ping", "aclose",
+)  # fmt: skip
+
+
 async def test_stores_satisfy_the_protocol(store: RoomStore) -> None:
+    """Every method of the contract, as the contract has it: a coroutine with the same
+    parameters (names, kinds, defaults, annotations) and return annotation. `isinstance`
+    against a runtime-checkable Protocol looks at the names alone: a backend whose
+    `commit` had lost its `lease` keyword, or whose `ping` was not async, would pass it."""
+    contract = [n for n, v in vars(RoomStore).items() if inspect.iscoroutinefunction(v)]
+    assert tuple(contract) == CONTRACT
     assert isinstance(store, RoomStore)
+    for name in contract:
+        method = getattr(type(store), name)
+        assert inspect.iscoroutinefunction(method), f"{type(store).__name__}.{name} is not async"
+        expected = inspect.signature(getattr(RoomStore, name))
+        assert inspect.signature(method) == expected, f"{type(store).__name__}.{name}"
 
 
 # --- MemoryStore expiry, on an injected clock -------------------------------------------

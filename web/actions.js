@@ -10,7 +10,7 @@
 import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { SUITS, SUIT_SYMBOL, cardName, cardShort, isJoker, plainRank } from "./cards.js";
-import { askHint, legalOf, room, seatName, send } from "./state.js";
+import { askHint, cancelMove, legalOf, room, seatName, send, trickShown } from "./state.js";
 import { hintsOn } from "./bots.js";
 import { actionButton } from "./buttons.js";
 import { fillButton, seatList } from "./seats.js";
@@ -39,9 +39,31 @@ export function renderActions() {
     const names = (v.turn || []).map(seatName);
     if (names.length) parts.push(h("p", { class: "waiting" }, t("wait.for", { names: names.join(", ") })));
   }
-  if (mine && !NO_WAITING.has(v.phase) && v.legal.length && hintsOn()) parts.push(hintRow());
+  if (room.pending) parts.push(pendingRow());
+  else if (mine && !NO_WAITING.has(v.phase) && v.legal.length && hintsOn() && !trickShown()) parts.push(hintRow());
   fill(el, parts);
   el.hidden = parts.length === 0;
+  announce(el);
+}
+
+/** The panel's title said once to screen readers (a live region that outlives redraws). */
+function announce(panel) {
+  const region = $("announce");
+  const text = panel.querySelector(".panel-title")?.textContent || "";
+  if (region && region.textContent !== text) region.textContent = text;
+}
+
+/** The move sent and not answered yet; after a while, a way to give it up. */
+function pendingRow() {
+  const p = room.pending;
+  return h(
+    "div",
+    { class: `pending-row${p.slow ? " slow" : ""}`, role: "status" },
+    h("span", {}, p.slow ? t("move.slow") : t("move.sending")),
+    p.slow
+      ? h("button", { type: "button", class: "secondary small", dataset: { action: "cancel_move" }, onclick: cancelMove }, t("move.cancel"))
+      : null,
+  );
 }
 
 export { actionButton };
@@ -69,7 +91,7 @@ export function hintWords(a) {
 }
 
 function title(text) {
-  return h("h2", { class: "panel-title", role: "status" }, text);
+  return h("h2", { class: "panel-title" }, text);
 }
 
 function row(...buttons) {
@@ -199,7 +221,12 @@ function callPanel(v) {
           bySuit
             .get(k)
             .sort(byRank)
-            .map((c) => actionButton(c, cardShort(c.card), { class: `call-card suit-${k}`, "aria-label": cardName(c.card) })),
+            // Named by content, as the hand's cards: "10♠" shown, "Ten of spades" said.
+            .map((c) =>
+              actionButton(c, [h("span", { "aria-hidden": "true" }, cardShort(c.card)), h("span", { class: "sr-only" }, cardName(c.card))], {
+                class: `call-card suit-${k}`,
+              }),
+            ),
         ),
       ),
     ),
@@ -211,7 +238,9 @@ function callPanel(v) {
 }
 
 function playPanel(v, mine) {
-  return mine && legalOf("play").length ? [title(t("play.your_turn"))] : [];
+  if (!mine || !legalOf("play").length) return [];
+  // The last trick is still on the table: the turn is shown once it has gone.
+  return trickShown() ? [h("p", { class: "muted" }, t("play.after_trick"))] : [title(t("play.your_turn"))];
 }
 
 function handOverPanel() {

@@ -23,10 +23,14 @@
 //   fairview.js how the checks show            cardface.js the card faces (inline SVG)
 //   motion.js   the cards' motion              sound.js    the sounds (off by default)
 //   settings.js sounds, the four-colour deck   install.js  the service worker (sw.js)
+//   banner.js   the paused table's notice      bots.js     the bot levels' words, hints
+//   keys.js     the keyboard and the focus     timer.js    the turn timer's countdown
+//   help.js     the rules pages                terms.js    the point names' tooltips
+//   tally.js    the points each side holds so far in the hand
 //   seats.js    the seats in lobby, between games  rematch.js  game over, the vote
 //   host.js     the host's tools, the pause    rulefields.js  house rules' controls
 //   buttons.js  a button that sends a frame    playnow.js  "Play now" with bots
-//   timer.js    the turn's countdown           timeout.js  what the bot played for you
+//   timeout.js  what the bot played for you
 //   joining.js  taking a seat (POST …/join)
 
 import { loadLanguages, t } from "./i18n.js";
@@ -40,6 +44,7 @@ import { showHome } from "./home.js";
 import { openRoom, room } from "./state.js";
 import { showRoom } from "./render.js";
 import { showReplay } from "./replay.js";
+import { showRulesPage } from "./help.js";
 
 let languagesLoaded = null;
 
@@ -50,6 +55,16 @@ async function start() {
   } catch {
     languagesLoaded = null;
     messagePage(t("err.network"));
+    return;
+  }
+  // The rules of a game (help.js).
+  const rules = location.pathname.match(/^\/rules\/([^/]+)\/?$/);
+  if (rules) {
+    try {
+      await showRulesPage(safeDecode(rules[1]) || "");
+    } catch {
+      messagePage(t("err.network"));
+    }
     return;
   }
   // The review of a finished hand, read-only: no socket, no seat.

@@ -4,11 +4,15 @@
 // when it is in the template's `from`; then a click picks it (or puts it back) and the
 // action panel's discard button sends the picked cards. The cards a hint suggests are
 // marked (`hinted`); they are never played for the player.
+//
+// While a finished trick is still shown on the table (state.js holds it for a moment)
+// no card can be played: the player first sees the trick they are to play to. A card
+// sent and not yet answered is marked as such (`pending`).
 
 import { t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { cardFace, cardName, sortHand } from "./cards.js";
-import { isSeated, legalOf, room, send, toggleDiscard } from "./state.js";
+import { isSeated, legalOf, room, send, toggleDiscard, trickShown } from "./state.js";
 import { hintedCards } from "./bots.js";
 
 // The most cards a row holds: a desktop has the width for the dealer's whole stock in
@@ -25,7 +29,9 @@ export function renderHand() {
   const plays = new Set(legalOf("play").map((a) => a.card));
   const discard = legalOf("discard")[0];
   const from = new Set(discard ? discard.from : []);
-  const mode = plays.size ? "play" : discard ? "discard" : "idle";
+  // A turn to play while the last trick is still shown waits for the table to clear.
+  const mode = plays.size ? (trickShown() ? "idle" : "play") : discard ? "discard" : "idle";
+  const pending = room.pending?.action.type === "play" ? room.pending.action.card : null;
   const hinted = hintedCards();
   const cards = sortHand(v.hand || [], v.trump || v.my_trump, room.book).map((card) => {
     const enabled = mode === "play" ? plays.has(card) : mode === "discard" ? from.has(card) : false;
@@ -34,13 +40,16 @@ export function renderHand() {
     if (mode !== "idle") cls.push(enabled ? "playable" : "dimmed");
     if (selected) cls.push("selected");
     if (enabled && hinted.has(card)) cls.push("hinted");
+    if (card === pending) cls.push("pending");
+    // Named by its content (the face is a picture, hidden from screen readers): a name
+    // of its own would not hold the face's visible "10" (WCAG 2.5.3, label in name).
     return h(
       "button",
       {
         type: "button",
         class: cls.join(" "),
         disabled: !enabled,
-        "aria-label": cardName(card),
+        "aria-busy": card === pending ? "true" : null,
         "aria-pressed": mode === "discard" ? String(selected) : null,
         dataset: { card },
         onclick: () => {
@@ -49,6 +58,7 @@ export function renderHand() {
         },
       },
       cardFace(card),
+      h("span", { class: "sr-only" }, cardName(card)),
       selected ? h("span", { class: "discard-mark", "aria-hidden": "true" }, "✕") : null,
     );
   });

@@ -12,6 +12,7 @@ import { scoresByTeam } from "./games.js";
 import { room } from "./state.js";
 import { fairMark } from "./fairview.js";
 import { openHand } from "./reviewopen.js";
+import { pointTerm } from "./terms.js";
 
 const panel = { open: false, data: null, failed: false, loading: false };
 
@@ -109,7 +110,11 @@ function gameSheet(data, game) {
       h("span", { class: "muted" }, game.over ? t("game.winners", { names: winners }) : t("history.playing")),
     ),
     game.hands.length
-      ? h("div", { class: "sheet-wrap" }, h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows)))
+      ? h(
+          "div",
+          { class: "sheet-wrap", tabindex: "0", role: "region", "aria-label": t("history.game", { n: game.game }) },
+          h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows)),
+        )
       : h("p", { class: "muted" }, t("sheet.empty")),
   );
 }
@@ -124,7 +129,7 @@ function statistics(data) {
     h("th", { scope: "col", title: t("history.bids_help") }, t("history.bids")),
     h("th", { scope: "col" }, "✓"),
     h("th", { scope: "col" }, "✗"),
-    points.map((p) => h("th", { scope: "col" }, t(`point.${p}`))),
+    points.map((p) => h("th", { scope: "col" }, pointTerm(p))),
   );
   const rows = data.players.map((p) =>
     h(
@@ -143,7 +148,13 @@ function statistics(data) {
     { class: "history-stats" },
     h("h3", {}, t("history.stats")),
     h("p", { class: "muted small" }, t("history.stats_help")),
-    h("div", { class: "sheet-wrap" }, h("table", { class: "sheet-table stats-table" }, h("thead", {}, head), h("tbody", {}, rows))),
+    // Wider than the side column: it scrolls sideways (a visible bar, the arrow keys once
+    // focused), the players' names staying in sight at its left.
+    h(
+      "div",
+      { class: "sheet-wrap stats-wrap", tabindex: "0", role: "region", "aria-label": t("history.stats") },
+      h("table", { class: "sheet-table stats-table" }, h("thead", {}, head), h("tbody", {}, rows)),
+    ),
   );
 }
 

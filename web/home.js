@@ -123,6 +123,12 @@ function createForm(books) {
       h("small", { id: "home-name-help", class: "muted" }, t("home.name_help")),
     ),
     nameError,
+    // Each game's rules, a page of their own (help.js).
+    h(
+      "p",
+      { class: "rules-links" },
+      books.map((b) => h("a", { href: `/rules/${encodeURIComponent(b.name)}`, dataset: { rules: b.name } }, t("rules.link", { game: gameLabel(b.name) }))),
+    ),
     rules,
     h("div", { class: "button-row home-buttons" }, buttons),
     h("p", { class: "muted play-now-help" }, t("home.play_now_help")),

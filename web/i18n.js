@@ -71,6 +71,20 @@ export async function loadLanguages() {
   use(code);
 }
 
+// The rules pages' words (`help.*`) live in catalogues of their own (web/i18n/help/),
+// fetched only when a rules page is opened: a first visit does not download them.
+const helpLoaded = new Set();
+
+/** Load the rules pages' words in English and the current language (once each). */
+export async function loadHelp() {
+  for (const code of new Set([FALLBACK, lang])) {
+    if (helpLoaded.has(code)) continue;
+    const help = await fetchJson(`${BASE}/help/${code}.json`);
+    Object.assign(await catalogue(code), help);
+    helpLoaded.add(code);
+  }
+}
+
 /** The languages there are catalogues for: `[[code, its own name], …]`. */
 export function languages() {
   return Object.entries(names);

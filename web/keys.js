@@ -1,7 +1,8 @@
 // The keyboard and the next thing to do. After every redraw of the room the focus is on
 // the next thing this player has to do, never on <body>: the first legal card when it
 // is their turn to play or discard, the first bid (or trump, or call) button when it is
-// their turn to choose, "Start the game" (else "Fill the rest with bots") in the lobby,
+// their turn to choose (Pass first, where passing is allowed: a reflex Enter never
+// commits a bid), "Start the game" (else "Fill the rest with bots") in the lobby,
 // "Rematch" when the game is over, and the hand itself while the others play. The
 // arrow keys move among the cards of the hand and among the buttons of the action
 // panel; Enter and Space press the button with the focus, as always.
@@ -11,9 +12,9 @@
 // and the hand as well when it is below the fold. Nothing is moved while the player
 // types (chat, name), nor while a dialog (the review) is open.
 
-import { legalOf, myTurn, room } from "./state.js";
+import { legalOf, myTurn, room, trickShown } from "./state.js";
 
-const CHOICES = ["bid", "pass", "trump", "call"];
+const CHOICES = ["pass", "bid", "trump", "call"];
 
 /** The element the player would use next, or null when there is nothing to do. */
 export function nextThing() {
@@ -59,7 +60,8 @@ let turnSeen = null;
 function turnKey() {
   const v = room.view;
   if (!myTurn()) return null;
-  return JSON.stringify([v.phase, (v.tricks || []).length, (v.trick || []).length, (v.hand || []).length, v.legal.map((a) => a.type)]);
+  // The end of a finished trick's showing starts the turn anew (the cards come alive).
+  return JSON.stringify([v.phase, (v.tricks || []).length, (v.trick || []).length, (v.hand || []).length, v.legal.map((a) => a.type), trickShown()]);
 }
 
 /**

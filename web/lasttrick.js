@@ -12,6 +12,7 @@ import { $, fill, h } from "./dom.js";
 import { room, seatName } from "./state.js";
 import { trickOf } from "./handparts.js";
 import { HOLD_CHOICES, setTrickHold, trickHoldMs } from "./hold.js";
+import { nextThing } from "./keys.js";
 
 const panel = { open: false, index: null, drawn: "" }; // index null: the newest trick
 const STEP_ACTION = { "-1": "trick_older", 1: "trick_newer" };
@@ -20,12 +21,16 @@ function tricks() {
   return (room.view && room.view.tricks) || [];
 }
 
-function toggle(open = !panel.open) {
+/** Open or close the panel. Closed by a key (L, Escape), the focus goes back to the
+ * game (the next thing to do, else the hand); by its button, it stays on the button. */
+function toggle(open = !panel.open, byKey = false) {
   panel.open = open && tricks().length > 0;
   panel.index = null;
   renderTricksBar();
   const button = document.querySelector('#tricks-bar button[data-action="tricks"]');
-  if (button) button.focus({ preventScroll: true });
+  const back = byKey && !panel.open ? nextThing() || $("hand") : null;
+  if (back) back.focus({ preventScroll: true });
+  else if (button) button.focus({ preventScroll: true });
 }
 
 function step(delta) {
@@ -95,7 +100,7 @@ function openPanel(all) {
       "div",
       { class: "tricks-nav" },
       nav(-1, t("tricks.older"), "◀", at === 0),
-      h("h2", { class: "inline", role: "status" }, t("tricks.n", { n: at + 1, total: all.length })),
+      h("h2", { class: "inline", "aria-live": "polite" }, t("tricks.n", { n: at + 1, total: all.length })),
       nav(1, t("tricks.newer"), "▶", at === all.length - 1),
     ),
     trickOf(null, all[at], seatName),
@@ -117,10 +122,10 @@ export function listenForTrickKeys() {
     if (ev.key === "l" || ev.key === "L") {
       if (!tricks().length) return;
       ev.preventDefault();
-      toggle();
+      toggle(!panel.open, true);
     } else if (panel.open && ev.key === "Escape") {
       ev.preventDefault();
-      toggle(false);
+      toggle(false, true);
     } else if (panel.open && (ev.key === "ArrowLeft" || ev.key === "ArrowRight") && ev.target.closest && ev.target.closest("#tricks-bar")) {
       ev.preventDefault();
       step(ev.key === "ArrowLeft" ? -1 : 1);

@@ -109,6 +109,12 @@ const FINAL = new Set([
 /**
  * One room's socket that says hello again after every reconnect, backing off
  * (0.5 s doubling up to 8 s) so that a restarting server is not hammered.
+ *
+ * Offline: when the browser says it has lost the network (`offline`), the socket is
+ * closed at once and no new one is dialled until it is back (`online`, then at once).
+ * So nothing can be written into a socket that cannot deliver it (a browser keeps such
+ * a frame and sends it whenever the network returns, many seconds later), and closing
+ * it lets the server tell the others at once that the player is offline.
  */
 export class Connection {
   constructor(code, handlers) {
@@ -119,11 +125,33 @@ export class Connection {
     this.timer = null;
     this.stopped = false;
     this.token = null;
+    this.offline = () => this.wentOffline();
+    this.online = () => this.cameBack();
+  }
+
+  wentOffline() {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      ws.close(CLOSE.NORMAL, "offline");
+    }
+    this.handlers.onStatus("offline");
+  }
+
+  cameBack() {
+    if (this.stopped || this.ws) return;
+    this.attempt = 0;
+    this.handlers.onStatus("reconnecting");
+    this.dial();
   }
 
   open(token) {
     this.token = token;
     this.stopped = false;
+    window.addEventListener("offline", this.offline);
+    window.addEventListener("online", this.online);
     this.attempt = 0;
     this.dial();
   }
@@ -136,6 +164,10 @@ export class Connection {
 
   dial() {
     clearTimeout(this.timer);
+    if (navigator.onLine === false) {
+      this.handlers.onStatus("offline");
+      return; // dialled again by the `online` event
+    }
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(`${scheme}//${location.host}/ws/${encodeURIComponent(this.code)}`);
     this.ws = ws;
@@ -187,6 +219,8 @@ export class Connection {
 
   shutdown() {
     this.stopped = true;
+    window.removeEventListener("offline", this.offline);
+    window.removeEventListener("online", this.online);
     clearTimeout(this.timer);
     if (this.ws) {
       const ws = this.ws;

@@ -50,10 +50,11 @@ export function shell(...main) {
   document.body.replaceChildren(top, toast, ...main);
 }
 
-const BANNER = { reconnecting: "reconnecting", storage: "err.store_unreachable" };
+const BANNER = { reconnecting: "reconnecting", storage: "err.store_unreachable", offline: "offline.banner" };
 
-/** The connection banner: hidden while open, else "connecting", "reconnecting", or
- * (still reconnecting) that the server cannot reach its storage. */
+/** The connection banner: hidden while open, else "connecting", "reconnecting",
+ * "offline" (the browser has no network), or (still reconnecting) that the server
+ * cannot reach its storage. */
 export function showBanner(status) {
   const el = $("banner");
   if (!el) return;

@@ -6,6 +6,7 @@
 import { t } from "./i18n.js";
 import { $, h, keepFocus, setNextFocus } from "./dom.js";
 import { messagePage, shell, showBanner, showToast } from "./page.js";
+import { gameLabel } from "./games.js";
 import { myTurn, room, subscribe } from "./state.js";
 import { renderScoreboard, renderTable, renderTopbar } from "./table.js";
 import { renderActions } from "./actions.js";
@@ -34,6 +35,7 @@ import { renderTurnTimer } from "./timer.js";
 import { renderTimedOut } from "./timeout.js";
 import { renderHostTools, renderPauseNotice } from "./host.js";
 import { renderPaused } from "./banner.js";
+import { renderTally } from "./tally.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -54,6 +56,7 @@ const REDRAW = {
     keepFocus(() => {
       renderFairAlert(room.deals);
       renderHandTools();
+      renderSheet();
       refreshHistory();
     }),
 };
@@ -92,6 +95,11 @@ export function showRoom() {
   if (room.view) renderView();
 }
 
+function roomTitle() {
+  const game = room.view ? gameLabel(room.view.variant) : "Schmier";
+  return t("room.heading", { game, code: room.code });
+}
+
 function renderFatal() {
   const text = { not_found: "err.no_room", lost: "err.room_lost" };
   messagePage(t(text[room.fatal] || "err.closed"));
@@ -103,6 +111,10 @@ function buildFrame() {
     h(
       "main",
       { class: "room", id: "room" },
+      // The page's heading (the game and the room), for screen readers and the outline.
+      h("h1", { id: "room-title", class: "sr-only" }, roomTitle()),
+      // What the action panel asks of the player, said once however often it is redrawn.
+      h("p", { id: "announce", class: "sr-only", role: "status" }),
       h("div", { id: "fair-alert", class: "fair-alert card-panel", role: "alert", hidden: true }),
       h(
         "section",
@@ -126,6 +138,8 @@ function buildFrame() {
         // First in the side column: beside the table on a wide screen, in sight at
         // once; on a phone below the table, after "Start the game".
         h("section", { id: "invite", class: "card-panel invite", hidden: true }),
+        // What each side holds so far in the hand (tally.js), beside the table.
+        h("section", { id: "tally", class: "card-panel tally", hidden: true }),
         h("section", { id: "seat-link", class: "card-panel seat-link", hidden: true }),
         chatPanel(),
         h("section", { id: "sheet", class: "card-panel sheet" }),
@@ -148,6 +162,8 @@ function renderView() {
   document.title = `${myTurn() ? "▶ " : ""}Schmier · ${room.code}`;
   document.body.dataset.seq = String(room.seq);
   document.body.dataset.phase = v.phase;
+  const heading = $("room-title");
+  if (heading) heading.textContent = roomTitle();
   // Motion and sound follow the state already drawn; they never hold it back.
   const before = beforeRedraw();
   keepFocus(() => {
@@ -156,6 +172,7 @@ function renderView() {
     renderTable();
     renderTurnTimer(v);
     renderTricksBar();
+    renderTally();
     renderJoin();
     renderActions();
     renderHand();

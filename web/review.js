@@ -34,13 +34,19 @@ export function reviewView(record, book, { code, outcome = null, step = 0 } = {}
   const { facts, steps } = stepsOf(record);
   const tricks = facts.tricks.length;
   const state = { at: Math.max(0, Math.min(steps.length - 1, step)) };
+  // A name that holds the word one sees ("Back"), whatever else it says (WCAG 2.5.3).
+  const spoken = (key) => {
+    const word = t(`review.${key}_short`);
+    const long = t(`review.${key}`);
+    return long.toLowerCase().includes(word.toLowerCase()) ? long : `${word}: ${long}`;
+  };
   const status = h("p", { class: "review-step", role: "status", "aria-live": "polite" });
   const stage = h("div", { class: "review-stage" });
   const nav = (action, label, text) =>
     h("button", { type: "button", class: "secondary review-nav-button", dataset: { review: action }, "aria-label": label }, text);
   const first = nav("first", t("review.first"), "⏮");
-  const prev = nav("prev", t("review.prev"), ["◀ ", h("span", { class: "nav-word" }, t("review.prev_short"))]);
-  const next = nav("next", t("review.next"), [h("span", { class: "nav-word" }, t("review.next_short")), " ▶"]);
+  const prev = nav("prev", spoken("prev"), ["◀ ", h("span", { class: "nav-word" }, t("review.prev_short"))]);
+  const next = nav("next", spoken("next"), [h("span", { class: "nav-word" }, t("review.next_short")), " ▶"]);
   const last = nav("last", t("review.last"), "⏭");
 
   const draw = () => {

@@ -60,9 +60,15 @@ export const room = {
   botPicks: {}, // the level picked in the lobby for each empty seat (default: the first)
   hint: null, // the last `hint` frame, while the turn it was asked for lasts
   paused: false, // between a `paused` frame and `resumed` (or the socket closing)
+  pending: null, // the move sent and not answered yet: {action, slow}
+  pendingTimer: null,
   timedOut: null, // the last `timed_out` frame, while its notice lasts
   timedOutTimer: null,
 };
+
+// A move not answered by a state (or an error) within this time is shown as such, with
+// a way to give it up (a connection that looks open but delivers nothing).
+const PENDING_MS = 2500;
 
 const subscribers = [];
 
@@ -123,6 +129,7 @@ export function openRoom(code) {
     onStatus: (s) => {
       room.status = s;
       changed("status");
+      if (s !== "open" && room.pending) settle();
       if (s !== "open" && room.paused) resume();
     },
     onFinal,
@@ -166,6 +173,8 @@ function onMessage(msg) {
     if (typeof msg.seq === "number" && msg.seq < room.seq && room.view) return;
     room.seq = msg.seq;
     room.moved = null; // a new state (a new socket's too) may be answered afresh
+    // The move is answered once what this player may do has changed.
+    if (room.pending && JSON.stringify(msg.view?.legal) !== room.pending.legal) settle(false);
     const fresh = room.conn.ws !== room.socket;
     room.socket = room.conn.ws;
     noteTurnTimer(msg.view);
@@ -186,6 +195,7 @@ function onMessage(msg) {
     // A refusal answers the move or the chat line sent last: either may be sent again.
     room.moved = null;
     room.chatPending = null;
+    settle();
     notice(has(`err.${msg.code}`) ? t(`err.${msg.code}`) : msg.message);
   } else if (msg.type === "hint") {
     // Only for the view it was asked in: an older one's advice is no advice.
@@ -245,8 +255,28 @@ function applyView(view, fresh) {
   const entropy = noteDeal(room.deals, view, fresh);
   if (entropy) room.conn.send({ type: "entropy", value: entropy });
   const scored = Boolean(prev && view.last_hand) && JSON.stringify(view.last_hand) !== JSON.stringify(prev.last_hand);
-  if (!prev || scored) checkDeals(room.deals, room.book, () => changed("deals"), scored);
+  if (!prev || scored) checkDeals(room.deals, room.book, dealsChecked, scored);
   changed("view");
+}
+
+/** The deals' checks moved on; the list of hands they fetched numbers the sheet's rows. */
+function dealsChecked() {
+  numberSheet();
+  changed("deals");
+}
+
+/**
+ * The score sheet's newest row gets the room's number of its hand (the one of the room's
+ * history and of the replay link: hands are numbered across the room's games), once the
+ * list of the room's hands (deals.js) has it.
+ */
+function numberSheet() {
+  const last = room.sheet.entries[room.sheet.entries.length - 1];
+  const n = room.deals?.latest;
+  if (!last || last.n !== undefined || typeof n !== "number") return;
+  if (room.sheet.entries.some((e) => e.n === n)) return;
+  last.n = n;
+  saveSheet();
 }
 
 /**
@@ -283,7 +313,8 @@ export function isSeated() {
   return room.view !== null && room.view.you !== null && room.view.you !== undefined;
 }
 
-/** Whether this player is awaited now and has something to do. */
+/** Whether this player is awaited now and has something to do (a trick still shown or
+ * not: `trickShown`). */
 export function myTurn() {
   const v = room.view;
   return isSeated() && (v.turn || []).includes(v.you) && v.legal.length > 0;
@@ -331,17 +362,59 @@ export function sideLabel(side) {
 // does not send it twice and earn "It is not your turn." for the second.
 const MOVES = new Set(["bid", "pass", "trump", "discard", "call", "play"]);
 
-/** Send an action (one of `view.legal`, or chat/leave); a toast when offline. */
+/**
+ * Send an action (one of `view.legal`, or chat/leave). Without a connection nothing is
+ * sent (nothing is kept to be sent later) and a toast says so. A move sent stays
+ * "pending" until the room answers; one that takes long is shown so (`pending.slow`),
+ * and may be given up (cancelMove).
+ */
 export function send(action) {
-  if (MOVES.has(action.type)) {
+  const move = MOVES.has(action.type);
+  if (move) {
     if (room.moved === room.seq) return;
     room.moved = room.seq;
     timedOutOver(); // the player is back at it: the notice has done its work
   }
-  if (!room.conn || !room.conn.send(action)) {
+  const up = room.status === "open" && navigator.onLine !== false;
+  if (!up || !room.conn || !room.conn.send(action)) {
     room.moved = null;
-    notice(t("err.offline"));
+    notice(t(move ? "err.not_sent" : "err.offline"));
+    return;
   }
+  if (move) {
+    room.pending = { action, slow: false, legal: JSON.stringify(room.view?.legal) };
+    clearTimeout(room.pendingTimer);
+    room.pendingTimer = setTimeout(() => {
+      if (!room.pending) return;
+      room.pending.slow = true;
+      changed("selection");
+    }, PENDING_MS);
+    changed("selection");
+  }
+}
+
+/** The move sent is answered (or can no longer be): nothing pending any more. */
+function settle(redraw = true) {
+  clearTimeout(room.pendingTimer);
+  const had = room.pending !== null;
+  room.pending = null;
+  if (had && redraw) changed("selection");
+}
+
+/**
+ * Give up a move the room has not answered: the socket is closed and a new one says
+ * hello, whose first state shows what the room has (the move played, if it got there).
+ */
+export function cancelMove() {
+  if (!room.pending || !room.conn) return;
+  settle();
+  room.moved = null;
+  room.conn.reopen(room.conn.token);
+}
+
+/** Whether a finished trick is still shown on the table (no card may be played yet). */
+export function trickShown() {
+  return room.held !== null;
 }
 
 /** Add a bot to empty seat `seat` at the level picked for it. */

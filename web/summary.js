@@ -4,8 +4,9 @@
 
 import { num, signed, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
-import { room, seatName, sideLabel, teamLabel, teamLetter } from "./state.js";
+import { room, seatName, sideLabel, teamIndex, teamLabel, teamLetter } from "./state.js";
 import { lastHandTools } from "./reviewopen.js";
+import { pointTerm } from "./terms.js";
 
 /** The points of `last` in the order the game reports them (any the book omits last). */
 function pointNames(last) {
@@ -22,7 +23,7 @@ function pointRow(last, p) {
   else if (by === null || by === undefined) who = sideLabel(last.sides[side]);
   else if (last.sides[side].length > 1) who = `${seatName(by)} (${sideLabel(last.sides[side])})`;
   else who = seatName(by);
-  return h("tr", { dataset: { point: p } }, h("th", { scope: "row" }, t(`point.${p}`)), h("td", {}, who));
+  return h("tr", { dataset: { point: p } }, h("th", { scope: "row" }, pointTerm(p)), h("td", {}, who));
 }
 
 export function renderSummary() {
@@ -37,7 +38,12 @@ export function renderSummary() {
   el.hidden = false;
   // Open by itself when the hand has just ended; folded once the next hand is dealt.
   const recent = ["hand_over", "game_over"].includes(v.phase);
-  const totals = (last.game_totals || []).map((n, i) => `${sideLabel(last.sides[i])}: ${num(n)}`).join(" · ");
+  // The game totals in the order of the sides (A, B, C), not the bidder's side first.
+  const totals = (last.game_totals || [])
+    .map((n, i) => ({ n, side: last.sides[i], at: Math.min(...last.sides[i].map(teamIndex)) }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ n, side }) => `${sideLabel(side)}: ${num(n)}`)
+    .join(" · ");
   const deltas = (last.deltas || []).map((d, i) =>
     h(
       "li",
@@ -88,11 +94,12 @@ export function renderSheet() {
       h("th", { scope: "col", class: "team-col", title: teamLabel(i) }, teamLetter(i) ?? seatName(team[0])),
     ),
   );
-  const rows = entries.map((e, k) =>
+  const rows = entries.map((e) =>
     h(
       "tr",
       {},
-      h("td", {}, num(k + 1)),
+      // The room's number of the hand, as the history and the replay link have it.
+      h("td", {}, e.n === undefined ? "…" : num(e.n)),
       h("td", {}, `${e.bidderName} ${num(e.bid)} `, h("span", { class: e.made ? "made" : "set" }, e.made ? "✓" : "✗")),
       (e.deltas || []).map((d, i) =>
         h(
@@ -108,6 +115,7 @@ export function renderSheet() {
   fill(
     el,
     heading,
-    h("div", { class: "sheet-wrap" }, h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows))),
+    // Scrolled sideways when wider than the column: by the keyboard too (focusable).
+    h("div", { class: "sheet-wrap", tabindex: "0", role: "region", "aria-label": t("sheet.title") }, h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows))),
   );
 }

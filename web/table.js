@@ -7,6 +7,7 @@ import { SUIT_SYMBOL, cardFace, cardName, cardShort, isRed } from "./cards.js";
 import { gameLabel } from "./games.js";
 import { room, seatName, teamIndex, teamLabel, teamLetter } from "./state.js";
 import { seatTitle } from "./bots.js";
+import { openRulesDialog } from "./help.js";
 
 function trumpText(v) {
   if (v.trump) return [SUIT_SYMBOL[v.trump], " ", t(`suit.${v.trump}`)];
@@ -31,9 +32,22 @@ export function renderTopbar() {
         );
   // A secret trump says so beside the chip, free to go to a line of its own.
   const secret = !v.trump && v.my_trump && v.phase !== "lobby";
+  // The game's name opens its rules over the table (help.js).
+  const rules = h(
+    "button",
+    {
+      type: "button",
+      class: "variant-name",
+      title: t("rules.link", { game: gameLabel(v.variant) }),
+      dataset: { action: "rules" },
+      onclick: () => openRulesDialog(room.book),
+    },
+    h("span", { class: "game-label" }, gameLabel(v.variant)),
+    h("span", { class: "rules-mark", "aria-hidden": "true" }, "?"),
+  );
   fill(
     el,
-    h("span", { class: "variant-name" }, gameLabel(v.variant)),
+    rules,
     trump,
     secret ? h("span", { class: "secret" }, t("trump.secret")) : null,
     contract(v),
@@ -114,6 +128,7 @@ export function renderTable() {
   });
   const showing = room.held ? room.held.cards : v.trick || [];
   const winner = room.held ? room.held.winner : null;
+  const [rx, ry] = trickRadii(el, n);
   const played = showing.map((p, i) => {
     const a = relativeAngle(p.seat, n, me);
     const card = h(
@@ -126,8 +141,8 @@ export function renderTable() {
       },
       cardFace(p.card),
     );
-    card.style.left = `${50 + 18 * Math.cos(a)}%`;
-    card.style.top = `${50 + 22 * Math.sin(a)}%`;
+    card.style.left = `${50 + rx * Math.cos(a)}%`;
+    card.style.top = `${50 + ry * Math.sin(a)}%`;
     card.style.zIndex = String(10 + i);
     return card;
   });
@@ -141,6 +156,34 @@ export function renderTable() {
   fill(el, h("div", { class: "felt" }), centre, seats, played, note);
   el.classList.toggle("in-lobby", v.phase === "lobby");
   el.classList.toggle(`seats-${n}`, true);
+}
+
+/**
+ * The radii (in % of the table) of the ring the trick's cards lie on: 18 % across and
+ * 22 % down, widened where two neighbouring seats' cards would overlap at this table's
+ * size (six seats on a low table: the cards beside each other on the left and the
+ * right sides), so no card ever covers another.
+ */
+function trickRadii(el, n) {
+  let rx = 18;
+  let ry = 22;
+  const width = el.clientWidth;
+  const height = el.clientHeight;
+  const cardW = parseFloat(getComputedStyle(el).getPropertyValue("--played-w")) || 40;
+  const cardH = (cardW * 84) / 60;
+  if (!width || !height) return [rx, ry];
+  const gap = 4;
+  for (let k = 0; k < n; k += 1) {
+    const a = ((90 + (k * 360) / n) * Math.PI) / 180;
+    const b = ((90 + ((k + 1) * 360) / n) * Math.PI) / 180;
+    const across = Math.abs(Math.cos(a) - Math.cos(b));
+    const down = Math.abs(Math.sin(a) - Math.sin(b));
+    if ((across * rx * width) / 100 >= cardW + gap) continue;
+    // Apart across, if they can be; else apart down.
+    if (across > 0.3) rx = Math.max(rx, ((cardW + gap) * 100) / (across * width));
+    else if (down > 0.01) ry = Math.max(ry, ((cardH + gap) * 100) / (down * height));
+  }
+  return [Math.min(rx, 32), Math.min(ry, 32)];
 }
 
 function seatChip(v, s) {

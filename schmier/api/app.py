@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
@@ -15,6 +14,7 @@ from schmier import __version__, fdlimit
 from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.install import install_routes
 from schmier.api.security import SecurityHeaders, guard_socket
+from schmier.api.statics import ClientFiles, static_routes
 from schmier.api.wireframes import FrameWriter
 from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
@@ -37,9 +37,9 @@ class SchmierApp(FastAPI):
     Why: a table's socket lives for the whole evening, and through FastAPI's stack it is
     a chain of some fifteen suspended coroutines (error and exception middleware, body
     limit, exit stacks, router, route, session wrappers) with their closures and a
-    second `WebSocket`, about 70 of the 180 objects a connected socket held; every
-    frame sent passes through each layer, and every full garbage collection walks them
-    all (docs/performance.md, "A thousand tables"). None of them does anything for a
+    second `WebSocket`, a good part of the objects a connected socket held; every frame
+    sent passes through each layer, and every full garbage collection walks them all
+    (bench/results/2026-12-02-load-first-series.md). None of them does anything for a
     socket: the security headers are for HTTP answers, Starlette's error middleware
     re-raises for sockets (uvicorn then closes with 1011, as it still does), and the
     path has one parameter. What a socket needs from the stack, the guessing guard,
@@ -152,8 +152,9 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     app.include_router(router)
     web = web_directory()
     if web is not None:
-        app.include_router(page_routes(web))
-        app.include_router(install_routes(web))
-        app.mount("/static", StaticFiles(directory=web), name="static")
+        files = ClientFiles(web)
+        app.include_router(page_routes(files))
+        app.include_router(install_routes(web, files))
+        app.include_router(static_routes(files))
     app.add_middleware(SecurityHeaders)
     return app

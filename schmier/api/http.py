@@ -9,10 +9,11 @@ from typing import Any, NoReturn
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.routing import APIRoute
 
 from schmier import __version__, engine
+from schmier.api.statics import ClientFiles
 from schmier.config import Settings
 from schmier.engine.bots import levels
 from schmier.limits import Budget, LocalBudget, SharedBudget
@@ -320,28 +321,35 @@ def web_directory() -> Path | None:
     return None
 
 
-def page_routes(web: Path) -> APIRouter:
-    """`/`, `/r/{code}` and `/r/{code}/h/{n}` (the review of a finished hand): the same
-    single page, which reads the code (and the hand) from the URL."""
+def page_routes(files: ClientFiles) -> APIRouter:
+    """`/`, `/r/{code}`, `/r/{code}/h/{n}` (the review of a finished hand) and
+    `/rules/{game}`: the same single page, which reads what to show from the URL. `HEAD` answers as
+    `GET` does (a monitor's or a link preview's check of the address)."""
     pages = APIRouter()
-    index = web / "index.html"
 
-    @pages.get("/", include_in_schema=False)
-    async def home() -> FileResponse:
-        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+    def page(request: Request) -> Response:
+        return files.answer(request, "index.html")
 
-    @pages.get("/r/{code}", include_in_schema=False)
-    async def room_page(code: str) -> FileResponse:
-        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+    @pages.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
+    async def home(request: Request) -> Response:
+        return page(request)
 
-    @pages.get("/r/{code}/h/{n}", include_in_schema=False)
-    async def hand_page(code: str, n: str) -> FileResponse:
-        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+    @pages.api_route("/r/{code}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def room_page(request: Request, code: str) -> Response:
+        return page(request)
 
-    @pages.get("/r/{rest:path}", include_in_schema=False)
-    async def other_room_page(rest: str) -> FileResponse:
+    @pages.api_route("/r/{code}/h/{n}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def hand_page(request: Request, code: str, n: str) -> Response:
+        return page(request)
+
+    @pages.api_route("/rules/{name}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def rules_page(request: Request, name: str) -> Response:
+        return page(request)
+
+    @pages.api_route("/r/{rest:path}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def other_room_page(request: Request, rest: str) -> Response:
         # Any other address under /r/ (an encoded "/" in a code, a part too many) gets
         # the page too, which says there is no such room, rather than a bare JSON 404.
-        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+        return page(request)
 
     return pages

@@ -14,10 +14,11 @@ import json
 import re
 from pathlib import Path
 
-from fastapi import APIRouter
-from fastapi.responses import FileResponse, Response
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
 
 from schmier import __version__
+from schmier.api.statics import ClientFiles
 
 NO_CACHE = {"Cache-Control": "no-cache"}
 WORKER = "sw.js"
@@ -56,18 +57,17 @@ def worker_source(web: Path) -> str:
     return text
 
 
-def install_routes(web: Path) -> APIRouter:
+def install_routes(web: Path, files: ClientFiles) -> APIRouter:
     """`/manifest.webmanifest` and `/sw.js` (read once, when the app is made)."""
     routes = APIRouter()
     worker = worker_source(web).encode()
-    manifest = web / MANIFEST
 
     @routes.get("/sw.js", include_in_schema=False)
     async def service_worker() -> Response:
         return Response(worker, media_type="text/javascript; charset=utf-8", headers=NO_CACHE)
 
-    @routes.get(f"/{MANIFEST}", include_in_schema=False)
-    async def web_manifest() -> FileResponse:
-        return FileResponse(manifest, media_type="application/manifest+json", headers=NO_CACHE)
+    @routes.api_route(f"/{MANIFEST}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def web_manifest(request: Request) -> Response:
+        return files.answer(request, MANIFEST)
 
     return routes

@@ -4,9 +4,9 @@ Why: at a thousand tables the server writes about six thousand views a second, a
 ASGI way of sending one passes it through five layers (Starlette's `WebSocket.send_text`
 and `send`, the guessing guard's counting `send`, uvicorn's `send`, the `websockets`
 library's `send_text`, `send_frame` and `Frame.serialize`), decodes the view's UTF-8
-bytes into a `str` for the ASGI message and encodes it back: about 5 µs of CPU a frame
-on the project's machine against 0.7 µs for the same bytes written here
-(docs/performance.md, "Results, 2 December 2026, second series"). A server-to-client text
+bytes into a `str` for the ASGI message and encodes it back: several times the CPU of
+writing the same bytes here (bench/results/2026-12-02-load-second-series.md). A
+server-to-client text
 frame is two to ten bytes of header before the payload (RFC 6455 §5.2: FIN and the
 opcode, the length, no mask), and a view is orjson's output, valid UTF-8 by
 construction.

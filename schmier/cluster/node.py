@@ -250,9 +250,9 @@ class Node:
         The rooms are renewed in batches spread over the first half of that time, so
         a thousand rooms' renewals never come due in the same moment: back to back,
         their 32 round trips and the packing and parsing of 1,000 commands took the
-        event loop away from the rooms for tens of milliseconds every 1.7 s (see
-        docs/performance.md). A lease is renewed at most half an interval late, well
-        inside its lifetime.
+        event loop away from the rooms for tens of milliseconds every 1.7 s
+        (bench/results/2026-12-01-thousand-tables.md). A lease is renewed at most half
+        an interval late, well inside its lifetime.
 
         A lease that could not be renewed means another instance may own the room:
         its actor stops before it could write (and its writes would be refused).

@@ -102,8 +102,8 @@ def names(mask: int) -> list[str]:
 def _names_of(mask: int) -> tuple[str, ...]:
     """Why a cache: every action writes the room's snapshot and six views, two dozen
     hands and discards spelled out, and all but one or two of them are the masks the
-    previous action spelled (0.84 µs each afresh, 0.09 µs from here). 16,384 masks
-    is some 16 seconds of play at 1,000 tables, a few MB at most."""
+    previous action spelled; a look-up here is a fraction of spelling a mask afresh.
+    16,384 masks cover some seconds of play at 1,000 tables, in a few MB at most."""
     return tuple(CARD_NAMES[c] for c in cards_of(mask))
 
 

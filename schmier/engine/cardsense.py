@@ -16,7 +16,7 @@ from functools import cache
 from .cards import RANKS
 from .description import describe
 
-#: Game count of each rank (``RULES.md`` step 7); jokers count 1.
+#: Game count of each rank (``docs/rules.md`` step 7); jokers count 1.
 GAME_VALUE = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}
 
 #: The power of a joker: below every natural trump; two jokers tie (see `beats`).

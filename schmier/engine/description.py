@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from .cards import CARD_NAMES, RANKS, SUITS
+from .cards import CARD_NAMES, GAME_VALUE, RANKS, SUITS
 from .ranking import trumps
 from .variants import VARIANTS, get_variant, rule_specs
 
@@ -41,6 +41,8 @@ def describe(variant: str) -> dict[str, Any]:
     - `trump_order`: for each suit letter, its trumps from highest to lowest;
       `plain_order`: the ranks of a suit that is not trump, highest first;
     - `bids`: `{"min", "max"}`; `points`: the point names in the order they are reported;
+      `card_values`: what each card that counts towards the point "game" is worth (the
+      client's running tally of a hand, its rules page);
     - `discards`: `"all"` (everyone but the dealer exchanges, then the dealer discards
       down to six) or `"bidder"` (only the bidder, who took the kitty); `kitty` (the
       bidder takes undealt cards), `banks_discards` (the bidder's discards count towards
@@ -68,6 +70,7 @@ def describe(variant: str) -> dict[str, Any]:
         "plain_order": list(reversed(RANKS[low:])),
         "bids": {"min": v.min_bid, "max": v.max_bid},
         "points": list(v.points),
+        "card_values": {CARD_NAMES[c]: GAME_VALUE[c] for c in v.deck if GAME_VALUE[c]},
         "discards": v.discards,
         "banks_discards": v.bidder_banks_discards,
         "kitty": v.kitty,

@@ -5,7 +5,7 @@ Pure: the seed and the entropy come in from outside (the server draws the seed f
 `secrets`, the players' browsers send their entropy). `hashlib` is the only thing used,
 so the same deck comes out on any Python version and in any other language.
 
-The shuffle (PROTOCOL.md, "Provably fair deals"):
+The shuffle (docs/protocol.md, "Provably fair deals"):
 
 - `S = sha256(server_seed + ":" + e0 + ":" + ... + ":" + e(n-1))` as raw bytes, `ek`
   seat k's entropy or the empty string;

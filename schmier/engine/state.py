@@ -1,8 +1,8 @@
 """The state of one game: an immutable value that serialises to JSON and back.
 
 Everything is small ints and tuples of them (hands are bit masks) in a NamedTuple, so the
-next state is one tuple construction (a frozen dataclass's `replace` took 40% of a hand's
-time) and two states compare equal exactly when the games are in the same position.
+next state is one tuple construction (a frozen dataclass's `replace` was the biggest
+single cost of a hand) and two states compare equal exactly when the games are in the same position.
 Secrets (hands, stock, discards, the hidden partner, an uncommitted trump) live here in
 plain sight: `view.py` is the only way out of the engine towards a player.
 """

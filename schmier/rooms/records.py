@@ -26,7 +26,7 @@ from schmier.rooms.record import RoomRecord
 
 SCORED = ("hand_over", "game_over")
 HAND_SIZE = 6
-"""Cards dealt to each seat (PROTOCOL.md, "The deal")."""
+"""Cards dealt to each seat (docs/protocol.md, "Provably fair deals", step 3)."""
 
 
 @dataclass

@@ -316,8 +316,8 @@ class RedisStore:
 
         The scripts go out on the commit connection, pipelined, so renewing costs one
         round trip however many rooms it owns. Not through redis-py's pipeline: packing
-        and parsing a thousand rooms' scripts there took about 3.5% of the server's CPU
-        at 1,000 tables, for 600 renewals a second (docs/performance.md).
+        and parsing a thousand rooms' scripts there was a share of the server's CPU at
+        1,000 tables worth removing (bench/results/2026-12-02-load-second-series.md).
         """
         if not leases:
             return []

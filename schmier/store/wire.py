@@ -2,9 +2,10 @@
 
 Why not redis-py's pool for the hot path: measured under 300 rooms, a commit through
 `BlockingConnectionPool` spent its tail in the pool, not in Redis (taking a connection
-p99 85-150 ms, writing the command p99 47-73 ms, reading the reply p99 1.2 ms), because
-every command takes the pool's lock, checks its connection and may open a new one, so
-that room work piles up behind the pool whenever many rooms commit at once. Here every
+and writing the command, not reading the reply;
+bench/results/2026-11-30-load-four-changes.md), because every command takes the pool's
+lock, checks its connection and may open a new one, so that room work piles up behind
+the pool whenever many rooms commit at once. Here every
 command goes to one connection with no lock and no await before the write: the commands
 made in one turn of the event loop are written together at its end (one system call
 for all the rooms that committed in that turn), and Redis answers a connection's

@@ -158,8 +158,14 @@ class Table:
         """What the page shows now, read in one go so that it is consistent."""
         result: dict[str, Any] = self.page.evaluate(
             """() => {
-              const data = (b) => ({
-                ...b.dataset, disabled: b.disabled, label: b.getAttribute('aria-label') });
+              // The accessible name: aria-label, else the text that is not hidden
+              // from screen readers (a card says its name; its face is a picture).
+              const said = (e) => [...e.childNodes].map((n) =>
+                n.nodeType === 3 ? n.textContent
+                : n.nodeType === 1 && n.getAttribute('aria-hidden') !== 'true' ? said(n) : ''
+              ).join('');
+              const data = (b) => ({ ...b.dataset, disabled: b.disabled,
+                label: b.getAttribute('aria-label') || said(b).trim() });
               return {
                 seq: document.body.dataset.seq || null,
                 phase: document.body.dataset.phase || null,
@@ -168,6 +174,8 @@ class Table:
                   .filter((b) => b.offsetParent !== null).map(data),
                 played: [...document.querySelectorAll('[data-played]')].map(
                   (e) => ({ card: e.dataset.played, seat: Number(e.dataset.seat) })),
+                // A finished trick still shown: no card is playable until it goes.
+                held: document.querySelector('#table .trick-note') !== null,
                 scrollWidth: document.documentElement.scrollWidth,
                 innerWidth: window.innerWidth,
               };

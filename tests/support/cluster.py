@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import random
 import signal
 import subprocess
@@ -22,42 +21,13 @@ from typing import Any
 import orjson
 import websockets
 
+from bench.kit.client import Client, ClosedError
+from bench.kit.player import Player
+from bench.kit.servers import LEASE_MS, RunningServer, cluster_env, start_subprocess_server
 from schmier import engine
 from schmier.store import RedisStore
-from tests.support.servers import (
-    Client,
-    ClosedError,
-    Player,
-    RunningServer,
-    start_subprocess_server,
-)
 
-LEASE_MS = 1500
-"""A short lease keeps failover in the tests quick (the default is 5000)."""
-
-
-def cluster_env(
-    redis_url: str, prefix: str, instance: str, lease_ms: int = LEASE_MS
-) -> dict[str, str]:
-    """Settings of one instance: no delays, limits out of the way, a short lease, and
-    `normal` as the default bot, as for the in-process test servers (a game of search
-    bots costs minutes of a worker's CPU on a busy machine)."""
-    return {
-        "SCHMIER_REDIS_URL": redis_url,
-        "SCHMIER_REDIS_PREFIX": prefix,
-        "SCHMIER_INSTANCE_ID": instance,
-        "SCHMIER_LEASE_MS": str(lease_ms),
-        "SCHMIER_BOT_DELAY": "0",
-        "SCHMIER_DEFAULT_BOT": "normal",
-        "SCHMIER_HAND_PAUSE": "0",
-        "SCHMIER_TRICK_PAUSE": "0",
-        "SCHMIER_FRAME_RATE": "1000",
-        "SCHMIER_FRAME_BURST": "1000",
-        "SCHMIER_CREATE_RATE": "10000",
-        "SCHMIER_JOIN_RATE": "10000",
-        "SCHMIER_LOOKUP_FAIL_RATE": "10000",
-        "SCHMIER_LOG_LEVEL": os.environ.get("SCHMIER_TEST_CLUSTER_LOG", "WARNING"),
-    }
+__all__ = ["LEASE_MS", "Cluster", "RoamingSeat", "cluster_env", "replay"]
 
 
 def start_logged_server(

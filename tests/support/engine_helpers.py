@@ -1,7 +1,7 @@
 """Helpers for the rules-engine tests: stacked decks, a table to drive, a random player,
 and an independent reference for trick winners and the points of a hand.
 
-The reference below is written from `RULES.md`, not from the engine, so that the
+The reference below is written from `docs/rules.md`, not from the engine, so that the
 property tests compare two readings of the rules instead of the engine with itself.
 Everything here talks to the engine only through its public API.
 """
@@ -21,7 +21,7 @@ View = dict[str, Any]
 
 SUITS = "SHDC"
 RANKS = "23456789TJQKA"
-#: Spades and clubs are black, hearts and diamonds red (RULES.md, Notation).
+#: Spades and clubs are black, hearts and diamonds red (docs/rules.md, "The games at a glance").
 SAME_COLOUR = {"S": "C", "C": "S", "H": "D", "D": "H"}
 GAME_VALUE = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}
 JOKERS = ("X1", "X2")
@@ -312,7 +312,7 @@ def trump_strength(variant: str, card: str, trump: str) -> int:
 def trick_winner(
     variant: str, joker_order: str | None, trump: str, trick: Sequence[tuple[int, str]]
 ) -> int:
-    """RULES.md 6: the highest trump, else the highest card of the suit led.
+    """docs/rules.md 6: the highest trump, else the highest card of the suit led.
 
     Jokers rank below every natural trump; if the only trumps are both wisconsin4 jokers,
     `joker_order` picks the first (`first_high`) or the second played."""
@@ -353,7 +353,7 @@ def hand_result(
     sides: Sequence[frozenset[int]],
     bidder_discards: Sequence[str] = (),
 ) -> HandResult:
-    """RULES.md 7, from the played tricks alone (plus the wisconsin4 bidder's discards)."""
+    """docs/rules.md 7, from the played tricks alone (plus the wisconsin4 bidder's discards)."""
 
     def side_of(seat: int) -> frozenset[int]:
         return next(s for s in sides if seat in s)
@@ -400,7 +400,7 @@ def hand_result(
 
 
 def card_value(card: str) -> int:
-    """Game value (RULES.md 7): A 4, K 3, Q 2, J 1, T 10, joker 1."""
+    """Game value (docs/rules.md 7): A 4, K 3, Q 2, J 1, T 10, joker 1."""
     return 1 if card in JOKERS else GAME_VALUE.get(card[0], 0)
 
 

@@ -95,6 +95,8 @@ def check_contract(shot: dict[str, Any], view: dict[str, Any]) -> None:
     plays = {a["card"] for a in legal if a["type"] == "play"}
     discard = next((a for a in legal if a["type"] == "discard"), None)
     expected = plays or (set(discard["from"]) if discard else set())
+    if plays and shot.get("held"):
+        expected = set()  # the last trick is still on the table: nothing played blind
     enabled = {b["card"] for b in shot["hand"] if not b["disabled"]}
     assert enabled == expected, (view["phase"], enabled, expected)
     offered = {
@@ -181,6 +183,10 @@ def drive(
         if done(view):
             return view
         assert time.monotonic() < deadline, f"no end in sight (phase {view['phase']})"
+        if shot.get("held") and any(a["type"] == "play" for a in view["legal"]):
+            # Our turn to play comes once the last trick has left the table.
+            table.page.wait_for_selector("#table .trick-note", state="detached")
+            continue
         acted = act(table, view, keyboard, touch)
         try:
             table.wait_change(shot["seq"])

@@ -23,8 +23,8 @@ from typing import Any
 
 import redis
 
+from bench.kit.ports import free_port
 from tests.support.requirements import missing
-from tests.support.servers import free_port
 
 MASTER = "mymaster"
 DOWN_AFTER_MS = 1500
@@ -54,6 +54,14 @@ def replication(port: int) -> dict[str, Any]:
     with client(port) as c:
         info: dict[str, Any] = c.info("replication")
     return info
+
+
+def role_replicas(port: int) -> int:
+    """How many replicas the master on `port` lists in `ROLE`: only those online (past
+    their initial sync), unlike `INFO`'s `connected_slaves`."""
+    with client(port) as c:
+        role: list[Any] = c.execute_command("ROLE")
+    return len(role[2]) if role and role[0] in (b"master", "master") else 0
 
 
 def answers(port: int) -> bool:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import socket
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from urllib.parse import urlparse
 
 import pytest
 import redis.asyncio as aioredis
+
+from bench.kit.keys import delete_prefix, fresh_prefix
 
 REDIS_URL = os.environ.get("SCHMIER_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -55,17 +56,9 @@ def redis_url() -> str:
 @pytest.fixture
 def redis_prefix(redis_url: str) -> Iterator[str]:
     """A key prefix of this test's own; every key under it is deleted afterwards."""
-    import redis
-
-    prefix = f"schmier-test:{uuid.uuid4().hex[:12]}:"
+    prefix = fresh_prefix("schmier-test", 12)
     yield prefix
-    client = redis.Redis.from_url(redis_url)
-    try:
-        keys = list(client.scan_iter(match=prefix + "*", count=1000))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
+    delete_prefix(redis_url, prefix)
 
 
 @pytest.fixture

@@ -59,9 +59,10 @@ def estimate(hand: Sequence[str], suit: str, variant: str) -> float:
 
 def _calibration(book: Mapping[str, Any]) -> float:
     """Added to every bid estimate: :func:`estimate` only counts what the hand takes
-    alone, and self-play (heuristic against heuristic, 300-400 games per setting,
-    ``docs/bots.md``) showed that the side bidding this much more beats the same bot
-    bidding less; beyond these values the gain stops or turns into a loss.
+    alone, and self-play (heuristic against heuristic,
+    ``bench/results/2026-11-30-selfplay-calibration.md``) showed that the side bidding
+    this much more beats the same bot bidding less; beyond these values the gain stops
+    or turns into a loss.
 
     Measured per game, the games differing in how the side is made and who draws: most
     where the bidder calls its partner after the bidding, then where the bidder draws

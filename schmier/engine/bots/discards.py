@@ -44,8 +44,8 @@ def discard(view: View, template: Mapping[str, Any]) -> Answer:
     trump = trump_of(view)
     pool = [str(c) for c in template["from"]]
     lo, hi = int(template["min"]), int(template["max"])
-    # Where only the bidder discards, its discards count for its side's game (RULES.md
-    # 4); the rule book says who discards, so that is what the bot goes by.
+    # Where only the bidder discards, its discards count for its side's game (docs/rules.md
+    # step 4); the rule book says who discards, so that is what the bot goes by.
     bank = bool(rule_book(view)["banks_discards"])
     ranked = sorted(pool, key=lambda c: (_keep_value(c, held, trump, variant, bank), c))
     if lo == hi:

@@ -2,7 +2,7 @@
 hand: the kitty, the exchanges, discarding down to six, the call.
 
 They mirror the heuristic's choices (`discards.py`) on int cards, and always stay
-within the engine's rules (RULES.md step 4 and 5): a non-dealer throws up to three
+within the engine's rules (docs/rules.md steps 4 and 5): a non-dealer throws up to three
 non-trumps, the dealer and the kitty's taker discard down to six, trumps only when
 holding more than six (a Schmier dealer never the protected ones).
 """

@@ -4,7 +4,7 @@ A world is every seat's hand as a bit mask plus what the hand has earned so far
 (`Tally`). `play_out` plays it to the last trick, each card chosen by the rollout
 policy (`policy.pick`, cheap rules of thumb that see the whole world: it is a
 determinized world, nobody's secret) or uniformly at random, and `outcome` scores it
-as the engine does (RULES.md step 7 and 8). The rules here are the engine's, on the
+as the engine does (docs/rules.md steps 7 and 8). The rules here are the engine's, on the
 same int cards: `tests/test_bots_search.py` plays random games through both and checks
 that they offer the same cards and score the same points.
 """

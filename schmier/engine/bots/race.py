@@ -4,7 +4,7 @@ A bot that only counts a hand's points plays the last hands of a game as if they
 the first: it lets an opponent one point short of the target make its bid, or misses
 the bid that takes its own side out. So once someone can reach the target in the hand
 being played, every simulated result is also scored as the engine would end the game
-(RULES.md step 9: the single highest score at or over the target wins, a tie goes to
+(docs/rules.md step 9: the single highest score at or over the target wins, a tie goes to
 the bidder's side if it is among them, else the game goes on), and a game won or lost
 is worth `WIN` points more or less than the points alone.
 """

@@ -1,4 +1,4 @@
-"""Following suit and taking tricks on the search's int cards (RULES.md step 6)."""
+"""Following suit and taking tricks on the search's int cards (docs/rules.md step 6)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """Pauses of the machine itself, seen by a probe per CPU at real-time priority.
 
-    python bench/_pauses.py --cpu 1 --seconds 600 [--threshold-ms 10]
+    python bench/load/pauses.py --cpu 1 --seconds 600 [--threshold-ms 10]
 
 Why: in a ten-minute soak at 1,000 rooms the server's loop and the load generator, each
 on its own core, were once late together by about 100 ms, with nothing in the server's
 log to say why. A process that sleeps a millisecond at a time under `SCHED_FIFO` runs
 the moment it wakes, ahead of both of them, so how late it wakes is not their doing:
 only the kernel (interrupts, soft interrupts) and the hypervisor (a vCPU not running)
-can hold it up. `bench/load.py --machine-probe` runs one per CPU over its window and
+can hold it up. `python -m bench.load --machine-probe` runs one per CPU over its window and
 reports how often and when each was late by more than the threshold. Needs the right
 to real-time priority (root, or `CAP_SYS_NICE`); without it the probe says so and
 stops. It prints one JSON object on standard output when done.

@@ -66,7 +66,8 @@ async def one_run(lease_ms: int, graceful: bool, seed: int) -> float:
             )
             if done[0]["view"]["phase"] != "game_over":
                 break
-            await first.send({"type": "rematch"})
+            await first.send({"type": "rematch"})  # both people confirm the rematch
+            await second.send({"type": "rematch"})
             await first.wait_state(lambda v: v["phase"] != "game_over")
         before = done[0]["view"]
         # The game now waits for seat 0 (a person). Kill at a random point of A's

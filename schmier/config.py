@@ -121,6 +121,14 @@ class Settings(BaseSettings):
         ge=0,
         description="Seconds a disconnected player's turn waits before the bot plays it.",
     )
+    host_away: float = Field(
+        60.0,
+        ge=0,
+        description=(
+            "Seconds the room's host may be disconnected before the lowest connected "
+            "person's seat becomes host."
+        ),
+    )
     turn_timer_scale: float = Field(
         1.0,
         gt=0,

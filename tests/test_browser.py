@@ -220,6 +220,7 @@ def test_leaving_frees_the_seat_and_forgets_the_token(
     sit(page, "Ann", 1)
     assert code.lower() in page.evaluate("localStorage.getItem('schmier.tokens')")
     page.click('button[data-action="leave"]')
+    page.click('button[data-action="leave-confirm"]')  # it asks first
     page.wait_for_selector('.seat.empty[data-seat="1"]')
     page.wait_for_selector("#join:not([hidden])")
     assert code.lower() not in page.evaluate("localStorage.getItem('schmier.tokens')")

@@ -40,9 +40,9 @@ def wait_view(
 
 
 def timers(table: Table) -> list[dict[str, Any]]:
-    """Every countdown on the page: its seat, the seconds shown, the ring's offset."""
+    """Every countdown on the seats: its seat, the seconds shown, the ring's offset."""
     found: list[dict[str, Any]] = table.page.evaluate(
-        """() => [...document.querySelectorAll('.turn-timer')].map((el) => ({
+        """() => [...document.querySelectorAll('.seat .turn-timer')].map((el) => ({
             seat: Number(el.closest('.seat').dataset.seat),
             text: el.querySelector('.turn-timer-s').textContent,
             left: Number(el.dataset.left),

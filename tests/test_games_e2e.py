@@ -45,15 +45,22 @@ async def test_whole_game_then_rematch(
     info = await server.room(code)
     assert info["phase"] == "game_over"
 
+    # The rematch is confirmed by every seated person: the first asks, the table waits
+    # (showing who asked), the second asks and the next game starts.
     rematch = {"type": "rematch"}
-    assert rematch in final["legal"]
+    assert rematch in final["legal"] and final["rematch"] == []
     await clients[humans[0]].send(rematch)
+    asked = await clients[humans[1]].wait_state(lambda v: v["rematch"] == [humans[0]])
+    assert asked["view"]["phase"] == "game_over" and rematch in asked["view"]["legal"]
+    mine = await clients[humans[0]].wait_state(lambda v: v["rematch"] == [humans[0]])
+    assert rematch not in mine["view"]["legal"]
+    await clients[humans[1]].send(rematch)
     fresh = await clients[humans[1]].wait_state(lambda v: v["phase"] != "game_over")
     assert fresh["seq"] > finals[0]["seq"]
     view = fresh["view"]
     assert view["phase"] == "bidding"
     assert view["scores"] == [0] * len(view["teams"])
-    assert view["winners"] is None
+    assert view["winners"] is None and view["rematch"] == []
     assert len(view["hand"]) == 6
     assert [s["kind"] for s in view["seats"]] == [
         "human" if s in humans else "bot" for s in range(len(view["seats"]))

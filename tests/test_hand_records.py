@@ -74,7 +74,8 @@ async def test_every_record_is_what_every_seat_saw(
 
     # A rematch: game 2, its hands numbered on from game 1's.
     last_commitment = first_game[-1]["deal"]["commitment"]
-    await table.clients[humans[0]].send({"type": "rematch"})
+    for seat in humans:  # every seated person confirms the rematch
+        await table.clients[seat].send({"type": "rematch"})
 
     def scored_in_game_two(view: dict[str, Any]) -> bool:
         return view["phase"] in ("hand_over", "game_over") and (

@@ -46,6 +46,7 @@ from tests.support.secrecy import (
     no_seed_in_frames,
     seeds_of,
     states_of,
+    true_view,
 )
 from tests.support.servers import (
     Client,
@@ -349,13 +350,13 @@ def check_socket(watched: Watched, states: list[Any], tokens: dict[int, str]) ->
         seat = seats[number]
         target = engine_part(view)
         start = index
-        while index < len(states) and engine.view(states[index], seat) != target:
+        while index < len(states) and true_view(states[index], seat, target) != target:
             index += 1
         if index == len(states):
             # A socket's frames are in order, but after a seat change the matching
             # state may be one the previous seat also saw: search again from there.
             index = start
-            while index < len(states) and engine.view(states[index], seat) != target:
+            while index < len(states) and true_view(states[index], seat, target) != target:
                 index += 1
         assert index < len(states), f"seat {seat}: frame {frame['seq']} matches no true state"
         check_view(view, states[index], seat)

@@ -33,6 +33,12 @@ FRAMES: dict[str, dict[str, Any]] = {
     "leave": {"type": "leave"},
     "entropy": {"type": "entropy", "commit": "00ff" * 16},
     "hint": {"type": "hint"},
+    "free_seat": {"type": "free_seat", "seat": 0},
+    "set_rules": {"type": "set_rules", "rules": {"target": 11}},
+    "pause": {"type": "pause"},
+    "resume": {"type": "resume"},
+    "move_seat": {"type": "move_seat", "seat": 3},
+    "swap_seats": {"type": "swap_seats", "seats": [0, 1]},
 }
 
 

@@ -74,6 +74,8 @@ SOUNDS: dict[str, tuple[float, Voice]] = {
         0.36,
         mix(tone(523.25, 0.0, 0.16), tone(659.25, 0.07, 0.16), tone(783.99, 0.14, 0.22)),
     ),
+    # A second of the last few of your turn: a short, high wooden tick.
+    "tick": (0.07, mix(tone(1760.0, 0.0, 0.06, attack=0.001), tap(0.05, seed=11))),
     # The hand is over: a short chord that stays a moment (C major with its octave).
     "hand": (
         0.6,

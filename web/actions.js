@@ -10,22 +10,11 @@
 import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { SUITS, SUIT_SYMBOL, cardName, cardShort, isJoker, plainRank } from "./cards.js";
-import {
-  addBot,
-  askHint,
-  botPick,
-  cancelMove,
-  legalOf,
-  pickBot,
-  room,
-  seatInfo,
-  seatName,
-  send,
-  teamLabel,
-  teamLetter,
-  trickShown,
-} from "./state.js";
-import { botDescription, botLabel, hintsOn, isHinted, seatTitle } from "./bots.js";
+import { askHint, cancelMove, legalOf, room, seatName, send, trickShown } from "./state.js";
+import { hintsOn } from "./bots.js";
+import { actionButton } from "./buttons.js";
+import { fillButton, seatList } from "./seats.js";
+import { gameOverParts } from "./rematch.js";
 
 const PHASES = {
   lobby: lobbyPanel,
@@ -79,16 +68,7 @@ function pendingRow() {
   );
 }
 
-/** A button that sends `action` (a `legal` entry), its fields mirrored in data-*. */
-export function actionButton(action, label, props = {}) {
-  const dataset = { action: action.type };
-  if (action.amount !== undefined) dataset.amount = String(action.amount);
-  if (action.suit !== undefined) dataset.suit = action.suit;
-  if (action.seat !== undefined) dataset.seat = String(action.seat);
-  if (action.card) dataset.card = action.card;
-  if (isHinted(action)) props = { ...props, class: `${props.class || ""} hinted`.trim() };
-  return h("button", { type: "button", dataset, onclick: () => send(action), ...props }, label);
-}
+export { actionButton };
 
 /** The "Hint" button, and what the last hint suggests, in words. */
 function hintRow() {
@@ -101,7 +81,8 @@ function hintRow() {
   );
 }
 
-function hintWords(a) {
+/** An action in words: what a hint suggests, what the bot played when time ran out. */
+export function hintWords(a) {
   if (a.type === "play") return cardName(a.card);
   if (a.type === "discard") return a.cards.length ? t("hint.discard", { cards: a.cards.map(cardName).join(", ") }) : t("discard.none");
   if (a.type === "bid") return t("bid.aria", { n: a.amount });
@@ -136,34 +117,8 @@ function bidsMade(v) {
 // ---------------------------------------------------------------- one function per phase
 
 function lobbyPanel(v) {
-  const addBots = legalOf("add_bot");
-  const removeBots = legalOf("remove_bot");
   const start = legalOf("start")[0];
-  const teams = v.teams.map((team, i) =>
-    h(
-      "div",
-      { class: `lobby-team team-${i}` },
-      teamLetter(i)
-        ? h(
-            "div",
-            { class: "lobby-team-name" },
-            h("span", { class: "team-letter" }, teamLetter(i)),
-            t("team.n", { n: teamLetter(i) }),
-          )
-        : null,
-      team.map((seat) => lobbySeat(v, seat, addBots, removeBots)),
-    ),
-  );
-  const buttons = [];
-  if (addBots.length > 1) {
-    const fillBots = () => {
-      for (const a of legalOf("add_bot")) addBot(a.seat);
-    };
-    buttons.push(
-      h("button", { type: "button", class: "secondary", dataset: { action: "fill_bots" }, onclick: fillBots }, t("lobby.fill")),
-    );
-  }
-  if (start) buttons.push(actionButton(start, t("lobby.start"), { class: "primary big" }));
+  const buttons = [fillButton(), start ? actionButton(start, t("lobby.start"), { class: "primary big" }) : null].filter(Boolean);
   const empty = v.seats.filter((s) => s.kind === "empty").length;
   // The buttons come first: on a phone they are what the thumb is looking for.
   return [
@@ -173,54 +128,9 @@ function lobbyPanel(v) {
       h("h2", { class: "panel-title" }, t("lobby.title")),
       empty ? h("p", { class: "muted" }, t("lobby.need", { count: empty })) : null,
       buttons.length ? h("div", { class: "button-row lobby-buttons" }, buttons) : null,
-      h("div", { class: "lobby-teams" }, teams),
+      seatList(v),
     ),
   ];
-}
-
-function lobbySeat(v, seat, addBots, removeBots) {
-  const s = seatInfo(seat);
-  const add = addBots.find((a) => a.seat === seat);
-  const remove = removeBots.find((a) => a.seat === seat);
-  return h(
-    "div",
-    { class: "lobby-seat", dataset: { seat: String(seat) } },
-    h("span", { class: "lobby-seat-no" }, num(seat + 1)),
-    h(
-      "span",
-      { class: `lobby-seat-name${s.kind === "empty" ? " muted" : ""}` },
-      s.kind === "empty" ? t("seat.empty") : seatTitle(seat),
-      s.kind === "bot" ? h("span", { class: "badge bot" }, t("seat.bot")) : null,
-      s.seat === v.you ? h("span", { class: "badge you" }, t("seat.you")) : null,
-    ),
-    add && room.bots.length ? levelPicker(seat) : null,
-    add
-      ? h(
-          "button",
-          { type: "button", class: "small", dataset: { action: "add_bot", seat: String(seat) }, onclick: () => addBot(seat) },
-          t("lobby.add_bot"),
-        )
-      : null,
-    remove ? actionButton(remove, t("lobby.remove_bot"), { class: "small quiet" }) : null,
-  );
-}
-
-/** The level of the bot to add at an empty seat: every level, strongest (the default) first. */
-function levelPicker(seat) {
-  const picked = botPick(seat);
-  return h(
-    "select",
-    {
-      class: "bot-level small",
-      dataset: { seat: String(seat) },
-      "aria-label": t("lobby.bot_level"),
-      title: botDescription(picked),
-      onchange: (ev) => pickBot(seat, ev.target.value),
-    },
-    room.bots.map((b) =>
-      h("option", { value: b.name, selected: b.name === picked, title: botDescription(b.name) }, botLabel(b.name)),
-    ),
-  );
 }
 
 function biddingPanel(v) {
@@ -340,13 +250,5 @@ function handOverPanel() {
 }
 
 function gameOverPanel(v) {
-  const winners = (v.winners || []).map((i) => teamLabel(i)).join(", ");
-  const iWon = (v.winners || []).some((i) => v.teams[i].includes(v.you));
-  const parts = [
-    h("h2", { class: `panel-title game-over${iWon ? " won" : ""}` }, t("game.over")),
-    h("p", { class: "winners" }, t("game.winners", { names: winners })),
-  ];
-  const rematch = legalOf("rematch")[0];
-  if (rematch) parts.push(row(actionButton(rematch, t("game.rematch"), { class: "primary big" })));
-  return parts;
+  return gameOverParts(v);
 }

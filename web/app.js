@@ -31,12 +31,20 @@
 //   clubstats.js  standings, partnerships       clubgames.js  the club's archive
 //   clubwords.js  players' names, dates         ratingchart.js  the rating chart (SVG)
 //   clubhome.js   "your clubs", a new club
+//   seats.js    the seats in lobby, between games  rematch.js  game over, the vote
+//   host.js     the host's tools, the pause    rulefields.js  house rules' controls
+//   buttons.js  a button that sends a frame    playnow.js  "Play now" with bots
+//   timeout.js  what the bot played for you
+//   joining.js  taking a seat (POST …/join)
+//   room.js     the room object, subscribers   viewing.js  questions asked of the view
 
 import { loadLanguages, t } from "./i18n.js";
 import { loadGames } from "./games.js";
 import { LANGUAGE_EVENT, messagePage, shell, showBanner } from "./page.js";
 import { $ } from "./dom.js";
 import { registerWorker } from "./install.js";
+import { takeSeatFromLink } from "./net.js";
+import { followPlayNow } from "./playnow.js";
 import { showHome } from "./home.js";
 import { openRoom, room } from "./state.js";
 import { showRoom } from "./render.js";
@@ -116,6 +124,9 @@ function waiting() {
   );
 }
 
+// A seat's own link: its token is taken from the address before anything else runs.
+takeSeatFromLink();
 window.addEventListener(LANGUAGE_EVENT, start);
 registerWorker();
+followPlayNow();
 start();

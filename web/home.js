@@ -1,16 +1,16 @@
 // The home page: the form that creates a room (the game list and its house rules, both
-// built from the rule books' `rules`), and the form that opens a room by its code.
+// built from the rule books' `rules`, and the player's name: with one, the creator sits
+// down at once), "Play now" (the same room filled with bots and started, playnow.js),
+// and the form that opens a room by its code.
 
-import { num, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { h } from "./dom.js";
 import { shell } from "./page.js";
-import { api } from "./net.js";
-import { choiceLabel, gameAbout, gameLabel, games, ruleLabel } from "./games.js";
-import { offRuleField } from "./timer.js";
+import { api, joinError, savedName, saveName, setToken } from "./net.js";
+import { markPlayNow } from "./playnow.js";
+import { gameAbout, gameLabel, games } from "./games.js";
+import { ruleField } from "./rulefields.js";
 import { newClubForm, yourClubs } from "./clubhome.js";
-
-// An int rule with at most this many values is a drop-down, a wider one a number box.
-const SELECT_UP_TO = 10;
 
 export function showHome() {
   document.title = "Schmier";
@@ -52,32 +52,78 @@ function createForm(books) {
     fillRules(rules, book.rules, values);
   }
   const status = h("p", { class: "form-status", role: "status" });
+  const nameError = h("p", { id: "home-name-error", class: "form-status field-error", role: "status" });
+  const name = h("input", {
+    id: "home-name",
+    name: "name",
+    maxlength: "24",
+    autocomplete: "nickname",
+    value: savedName(),
+    placeholder: t("join.name"),
+    "aria-describedby": "home-name-help home-name-error",
+  });
   const create = h("button", { type: "submit", class: "primary big", dataset: { action: "create" } }, t("create"));
+  const now = h(
+    "button",
+    { type: "button", class: "secondary big", dataset: { action: "play_now" }, onclick: () => go(true) },
+    t("home.play_now"),
+  );
+  const buttons = [create, now];
+
+  /** Create the room (and sit down in it, with a name; with bots and started, `quick`). */
+  async function go(quick) {
+    const chosen = {};
+    for (const rule of book.rules) chosen[rule.name] = values[rule.name];
+    // "Play now" needs a seat: a name typed, else the last one used, else a plain one.
+    const who = name.value.trim() || (quick ? savedName() || t("home.default_name") : "");
+    for (const b of buttons) b.disabled = true;
+    status.textContent = nameError.textContent = "";
+    try {
+      const res = await api("POST", "/api/rooms", { variant: book.name, rules: chosen });
+      if (res.status === 201 || res.status === 200) {
+        const code = res.data.code;
+        if (who) await sitDown(code, who, quick);
+        location.assign(`/r/${encodeURIComponent(code)}`);
+        return;
+      }
+      status.textContent = res.status === 429 ? t("err.too_many_attempts") : t("err.bad_rules");
+    } catch {
+      status.textContent = t("err.network");
+    }
+    for (const b of buttons) b.disabled = false;
+  }
+
+  /** Take the first seat of the new room; on a refusal the room's page offers the seats. */
+  async function sitDown(code, who, quick) {
+    const res = await api("POST", `/api/rooms/${encodeURIComponent(code)}/join`, { name: who });
+    if (res.status === 200 && res.data && res.data.token) {
+      setToken(code, res.data.token);
+      saveName(who);
+      if (quick) markPlayNow(code);
+    } else {
+      nameError.textContent = t(joinError(res));
+    }
+  }
+
   const form = h(
     "form",
     {
       class: "card-panel create",
-      onsubmit: async (ev) => {
+      onsubmit: (ev) => {
         ev.preventDefault();
-        const chosen = {};
-        for (const rule of book.rules) chosen[rule.name] = values[rule.name];
-        create.disabled = true;
-        status.textContent = "";
-        try {
-          const res = await api("POST", "/api/rooms", { variant: book.name, rules: chosen });
-          if (res.status === 201 || res.status === 200) {
-            location.assign(`/r/${encodeURIComponent(res.data.code)}`);
-            return;
-          }
-          status.textContent = res.status === 429 ? t("err.too_many_attempts") : t("err.bad_rules");
-        } catch {
-          status.textContent = t("err.network");
-        }
-        create.disabled = false;
+        go(false);
       },
     },
     h("h1", {}, t("home.title")),
     h("fieldset", { class: "variants" }, h("legend", {}, t("home.game")), choices),
+    h(
+      "label",
+      { class: "field home-name" },
+      h("span", {}, t("join.name")),
+      name,
+      h("small", { id: "home-name-help", class: "muted" }, t("home.name_help")),
+    ),
+    nameError,
     // Each game's rules, a page of their own (help.js).
     h(
       "p",
@@ -85,11 +131,12 @@ function createForm(books) {
       books.map((b) => h("a", { href: `/rules/${encodeURIComponent(b.name)}`, dataset: { rules: b.name } }, t("rules.link", { game: gameLabel(b.name) }))),
     ),
     rules,
-    create,
+    h("div", { class: "button-row home-buttons" }, buttons),
+    h("p", { class: "muted play-now-help" }, t("home.play_now_help")),
     status,
   );
   if (book) pick(book);
-  else create.disabled = true;
+  else for (const b of buttons) b.disabled = true;
   return form;
 }
 
@@ -104,51 +151,6 @@ function fillRules(fieldset, specs, values) {
     h("legend", {}, t("home.rules")),
     ...specs.map((spec) => ruleField(spec, values)),
   );
-}
-
-function ruleField(spec, values) {
-  const name = spec.name;
-  const value = values[name];
-  if (spec.type === "bool") {
-    const box = h("input", {
-      id: name,
-      name,
-      type: "checkbox",
-      checked: Boolean(value),
-      onchange: () => {
-        values[name] = box.checked;
-      },
-    });
-    return h("label", { class: "check" }, box, h("span", {}, ruleLabel(name)));
-  }
-  if (spec.off !== undefined) return offRuleField(spec, values, ruleLabel(name));
-  let control;
-  if (spec.type === "choice") {
-    control = h(
-      "select",
-      { id: name, name, onchange: () => (values[name] = control.value) },
-      spec.choices.map((c) => h("option", { value: c, selected: c === value }, choiceLabel(name, c))),
-    );
-  } else if (spec.max - spec.min < SELECT_UP_TO) {
-    const range = Array.from({ length: spec.max - spec.min + 1 }, (_, i) => spec.min + i);
-    control = h(
-      "select",
-      { id: name, name, onchange: () => (values[name] = Number(control.value)) },
-      range.map((k) => h("option", { value: String(k), selected: k === value }, num(k))),
-    );
-  } else {
-    control = h("input", {
-      id: name,
-      name,
-      type: "number",
-      min: String(spec.min),
-      max: String(spec.max),
-      value: String(value),
-      inputmode: "numeric",
-      oninput: () => (values[name] = Number(control.value)),
-    });
-  }
-  return h("label", { class: "field" }, h("span", {}, ruleLabel(name)), control);
 }
 
 function openForm() {

@@ -1,6 +1,6 @@
 // The wire: plain HTTP for rooms, seats and the rule books, one WebSocket per room for
-// everything that happens at the table (docs/protocol.md), and the seat tokens kept in
-// localStorage. Nothing here draws or knows the game.
+// everything that happens at the table (docs/protocol.md), and the seat tokens (and the
+// name last joined with) kept in localStorage. Nothing here draws or knows the game.
 
 /** Call the HTTP API; never throws for an HTTP status, only for a dead network. */
 export async function api(method, path, body) {
@@ -20,6 +20,27 @@ export async function api(method, path, body) {
 }
 
 const TOKEN_KEY = "schmier.tokens";
+const NAME_KEY = "schmier.name";
+
+/** The name this browser joined with last time. */
+export function savedName() {
+  return localStorage.getItem(NAME_KEY) || "";
+}
+
+/** Remember the name this browser joins with. */
+export function saveName(name) {
+  localStorage.setItem(NAME_KEY, name);
+}
+
+/** The catalogue key of a refused join's message (docs/protocol.md: the join's 409 for a
+ * name in use has a `detail` starting "name taken"). */
+export function joinError(res) {
+  const detail = String(res.data?.detail || "");
+  if (res.status === 409 && detail.startsWith("name taken")) return "err.name_taken";
+  if (res.status === 503 && /store/i.test(detail)) return "err.store_unreachable";
+  const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many_attempts" };
+  return reasons[res.status] || "err.network";
+}
 
 function readTokens() {
   try {
@@ -39,6 +60,26 @@ export function setToken(code, token) {
   if (token) all[code.toLowerCase()] = token;
   else delete all[code.toLowerCase()];
   localStorage.setItem(TOKEN_KEY, JSON.stringify(all));
+}
+
+/**
+ * A seat's own link (`/r/{code}#seat=<token>`, docs/protocol.md "The host") opened here:
+ * keep its token as a join's would be kept, and take the fragment out of the address bar
+ * at once (so it is in no bookmark, no shared screenshot, no history entry). A browser
+ * never sends a fragment to a server. Call before anything else reads the address.
+ */
+export function takeSeatFromLink() {
+  const match = location.hash.match(/^#seat=([A-Za-z0-9_-]{16,200})$/);
+  const room = location.pathname.match(/^\/r\/([^/]+)\/?$/);
+  if (!location.hash.startsWith("#seat=")) return;
+  history.replaceState(history.state, "", location.pathname + location.search);
+  if (match && room) {
+    try {
+      setToken(decodeURIComponent(room[1]), match[1]);
+    } catch {
+      /* a code that cannot be one: the page says there is no such room */
+    }
+  }
 }
 
 /** The WebSocket close codes the server uses (docs/protocol.md, "Close codes"). */

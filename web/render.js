@@ -21,6 +21,7 @@ import {
   renderJoin,
   renderJoinError,
   renderLeave,
+  renderSeatLink,
 } from "./side.js";
 import { listenForTrickKeys, renderTricksBar } from "./lasttrick.js";
 import { renderFairAlert } from "./fairview.js";
@@ -31,6 +32,8 @@ import { settingsPanel } from "./settings.js";
 import { afterRedraw, beforeRedraw } from "./motion.js";
 import { cue } from "./sound.js";
 import { renderTurnTimer } from "./timer.js";
+import { renderTimedOut } from "./timeout.js";
+import { renderHostTools, renderPauseNotice } from "./host.js";
 import { renderPaused } from "./banner.js";
 import { renderTally } from "./tally.js";
 
@@ -48,6 +51,7 @@ const REDRAW = {
   toast: () => showToast(room.toast),
   fatal: renderFatal,
   paused: () => (room.view ? renderView() : renderPaused(room.paused)),
+  timedout: () => renderTimedOut(room.timedOut),
   deals: () =>
     keepFocus(() => {
       renderFairAlert(room.deals);
@@ -119,17 +123,24 @@ function buildFrame() {
         h("div", { id: "table", class: "table" }),
         h("div", { id: "tricks-bar", class: "tricks-bar", hidden: true }),
         joinPanel(),
+        // By the action panel: this player's own countdown, and what the bot played
+        // for them when the time ran out.
+        h("div", { id: "turn-clock", class: "turn-clock", hidden: true }),
+        h("p", { id: "timeout-note", class: "timeout-note", role: "alert", hidden: true }),
         h("div", { id: "actions", class: "actions" }),
         h("div", { id: "hand", class: "hand", role: "group", tabindex: "-1", "aria-label": t("hand.yours") }),
         h("div", { id: "summary", class: "summary" }),
-        // After the lobby's buttons: "Start the game" is on the first screen, the link below.
-        h("section", { id: "invite", class: "card-panel invite", hidden: true }),
+        h("section", { id: "host-tools", class: "card-panel host-tools", hidden: true }),
       ),
       h(
         "aside",
         { class: "side" },
+        // First in the side column: beside the table on a wide screen, in sight at
+        // once; on a phone below the table, after "Start the game".
+        h("section", { id: "invite", class: "card-panel invite", hidden: true }),
         // What each side holds so far in the hand (tally.js), beside the table.
         h("section", { id: "tally", class: "card-panel tally", hidden: true }),
+        h("section", { id: "seat-link", class: "card-panel seat-link", hidden: true }),
         chatPanel(),
         h("section", { id: "sheet", class: "card-panel sheet" }),
         historyPanel(),
@@ -169,6 +180,10 @@ function renderView() {
     renderInvite();
     renderSheet();
     renderLeave();
+    renderSeatLink();
+    renderHostTools();
+    renderPauseNotice();
+    renderTimedOut(room.timedOut);
   });
   afterRedraw(before);
   cue(shown, v, room.held);

@@ -1,11 +1,14 @@
-// The side panels around the game: taking a seat (join), the invite link, the chat,
-// and leaving. Each has a builder for its fixed part of the page frame where it needs
-// one, and a render function that follows the room state.
+// The side panels around the game: taking a seat (join), the invite link, this seat's
+// own link for another device, the chat, and leaving. Each has a builder for its fixed
+// part of the page frame where it needs one, and a render function that follows the
+// room state.
 
 import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
-import { actionButton } from "./actions.js";
-import { isSeated, joinSeat, legalOf, room, savedName, seatInfo, seatName, sendChat, teamLetter } from "./state.js";
+import { actionButton } from "./buttons.js";
+import { getToken, savedName } from "./net.js";
+import { joinSeat } from "./joining.js";
+import { isSeated, room, seatInfo, seatName, send, sendChat, teamLetter } from "./state.js";
 import { seatTitle } from "./bots.js";
 
 // ---------------------------------------------------------------- join
@@ -18,16 +21,18 @@ export function joinPanel() {
     maxlength: "24",
     autocomplete: "nickname",
     value: savedName(),
-    "aria-label": t("join.name"),
     placeholder: t("join.name"),
+    "aria-describedby": "join-error",
   });
+  // The error ("Enter a name", "That name is taken") sits right under the field it is
+  // about, not under the seats' buttons at the bottom of the panel.
   return h(
     "div",
     { id: "join", class: "card-panel join", hidden: true },
     h("h2", {}, t("join.title")),
     h("label", { class: "field" }, h("span", {}, t("join.name")), nameInput),
+    h("p", { id: "join-error", class: "form-status field-error", role: "status" }),
     h("div", { id: "join-seats" }),
-    h("p", { id: "join-error", class: "form-status", role: "status" }),
   );
 }
 
@@ -78,7 +83,10 @@ function seatButton(seat) {
 
 export function renderJoinError() {
   const el = $("join-error");
-  if (el) el.textContent = room.joinError;
+  if (!el) return;
+  el.textContent = room.joinError;
+  const input = $("name");
+  if (input) input.setAttribute("aria-invalid", room.joinError ? "true" : "false");
 }
 
 // ---------------------------------------------------------------- invite
@@ -111,6 +119,57 @@ export function renderInvite() {
       h("button", { type: "button", dataset: { action: "copy" }, onclick: copy }, t("invite.copy")),
     ),
     copied,
+  );
+}
+
+// ---------------------------------------------------------------- this seat elsewhere
+
+/**
+ * The seat's own link, `/r/{code}#seat=<token>`, to carry the seat to another device
+ * (docs/protocol.md, "The host"): the token is in the fragment, which a browser never
+ * sends to a server. It is folded away until asked for (it is a secret: whoever has it
+ * plays the seat), and drawn again only when the seat changes.
+ */
+let seatLinkFor = null;
+
+export function renderSeatLink() {
+  const el = $("seat-link");
+  const token = isSeated() ? getToken(room.code) : null;
+  el.hidden = !token;
+  const key = token ? `${room.code}:${room.view.you}:${token}` : null;
+  if (key === seatLinkFor) return;
+  seatLinkFor = key;
+  if (!token) {
+    fill(el);
+    return;
+  }
+  const link = `${location.origin}/r/${encodeURIComponent(room.code)}#seat=${token}`;
+  const input = h("input", { id: "seat-link-input", readonly: true, value: link, "aria-label": t("seatlink.link") });
+  const copied = h("span", { class: "muted", role: "status" });
+  const copy = async () => {
+    input.select();
+    try {
+      await navigator.clipboard.writeText(link);
+      copied.textContent = t("invite.copied");
+    } catch {
+      copied.textContent = t("invite.select");
+    }
+  };
+  fill(
+    el,
+    h(
+      "details",
+      { id: "seat-link-box" },
+      h("summary", {}, h("h2", { class: "inline" }, t("seatlink.title"))),
+      h("p", { class: "muted" }, t("seatlink.help")),
+      h(
+        "div",
+        { class: "row" },
+        input,
+        h("button", { type: "button", dataset: { action: "copy-seat" }, onclick: copy }, t("seatlink.copy")),
+      ),
+      copied,
+    ),
   );
 }
 
@@ -176,20 +235,50 @@ export function renderChatForm() {
 /**
  * Leaving hands the seat to a bot (or frees it in the lobby). The server accepts it
  * from any seated player, listed in `legal` or not. It sits at the bottom of the page,
- * away from the thumb; a mistaken leave is undone by taking the seat back from the bot.
+ * away from the thumb, and asks first: "Leave the game" opens a confirmation, whose
+ * "Yes, leave" sends it and whose "Stay" (or Escape) puts things back.
  */
+let confirming = false;
+
 export function renderLeave() {
   const v = room.view;
   const el = $("leave");
   el.hidden = !isSeated();
   if (el.hidden) {
+    confirming = false;
     fill(el);
     return;
   }
-  const leave = legalOf("leave")[0] || { type: "leave" };
+  const ask = (yes) => {
+    confirming = yes;
+    renderLeave();
+    const target = el.querySelector(yes ? 'button[data-action="leave-confirm"]' : 'button[data-action="leave"]');
+    if (target) target.focus();
+  };
+  if (!confirming) {
+    fill(
+      el,
+      h("p", { class: "muted" }, v.phase === "lobby" ? t("leave.lobby") : t("leave.game")),
+      h("button", { type: "button", class: "quiet", dataset: { action: "leave" }, "aria-expanded": "false", onclick: () => ask(true) }, t("leave")),
+    );
+    return;
+  }
+  const leave = () => {
+    confirming = false;
+    send({ type: "leave" });
+  };
   fill(
     el,
-    h("p", { class: "muted" }, v.phase === "lobby" ? t("leave.lobby") : t("leave.game")),
-    actionButton(leave, t("leave"), { class: "quiet" }),
+    h(
+      "div",
+      { class: "leave-confirm", role: "group", "aria-labelledby": "leave-question", onkeydown: (ev) => ev.key === "Escape" && ask(false) },
+      h("p", { id: "leave-question" }, h("strong", {}, v.phase === "lobby" ? t("leave.confirm_lobby") : t("leave.confirm"))),
+      h(
+        "div",
+        { class: "button-row" },
+        h("button", { type: "button", class: "danger", dataset: { action: "leave-confirm" }, onclick: leave }, t("leave.yes")),
+        h("button", { type: "button", class: "secondary", dataset: { action: "leave-cancel" }, onclick: () => ask(false) }, t("leave.cancel")),
+      ),
+    ),
   );
 }

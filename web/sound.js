@@ -1,6 +1,7 @@
 // The table's sounds, off until the player turns them on (settings.js): a chime when
 // it becomes this player's turn, a soft tap when a card is played, a rising figure when
-// a trick is won, a short chord when the hand is over. The sounds are the project's own
+// a trick is won, a short chord when the hand is over, and a tick for each of the last
+// seconds of a timed turn of this player's (timer.js). The sounds are the project's own
 // (tools/make_sounds.py writes them) and come from this server, /static/sounds/.
 //
 // With sounds off nothing is loaded and nothing plays. Like the motion, a sound is
@@ -8,7 +9,7 @@
 
 import { soundOn } from "./settings.js";
 
-const FILES = { turn: "turn.wav", card: "card.wav", trick: "trick.wav", hand: "hand.wav" };
+const FILES = { turn: "turn.wav", card: "card.wav", trick: "trick.wav", hand: "hand.wav", tick: "tick.wav" };
 const loaded = {};
 let lastHeld = null;
 

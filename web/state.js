@@ -15,68 +15,42 @@
 //   "deals"      the checks of the room's deals made progress (deals.js)
 //   "hint"       a hint arrived (or was picked: a bot's level in the lobby)
 //   "paused"     the table was paused (the server cannot reach its storage) or resumed
+//   "timedout"   this player's turn timer ran out and the bot played for them (or that
+//                notice is over)
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
-import { botName, t, has } from "./i18n.js";
+import { t, has } from "./i18n.js";
 import { CLOSE, Connection, api, getToken, setToken } from "./net.js";
-import { gameOf, scoresByTeam } from "./games.js";
+import { gameOf } from "./games.js";
 import { checkDeals, dealsFor, noteDeal, revealFor } from "./deals.js";
 import { trickHoldMs } from "./hold.js";
-import { memberKeyForRoom } from "./clubkeys.js";
 import { useDeck } from "./cardface.js";
 import { noteTurnTimer } from "./timer.js";
+import { changed, room, subscribe } from "./room.js";
+import { seatName } from "./viewing.js";
+
+export { room, subscribe };
+export {
+  botPick,
+  isSeated,
+  legalOf,
+  myTurn,
+  seatInfo,
+  seatName,
+  sideLabel,
+  teamIndex,
+  teamLabel,
+  teamLetter,
+} from "./viewing.js";
 
 const TOAST_MS = 4000;
+const TIMED_OUT_MS = 12000; // how long "Time ran out: …" stays, unless the player moves
 const CHAT_KEEP = 200;
-const NAME_KEY = "schmier.name";
-
-/** Everything the room's page shows, and nothing else holds state. */
-export const room = {
-  code: "",
-  conn: null,
-  view: null, // the newest view (docs/protocol.md, "View")
-  book: null, // the rule book of the room's game (games.js)
-  seq: -1,
-  status: "connecting", // the connection: "connecting", "open" or "reconnecting"
-  selected: new Set(), // cards picked for the discard
-  chat: [], // the last CHAT_KEEP chat frames
-  sheet: { entries: [], lastKey: null, game: 0 }, // the score sheet, one entry a hand
-  held: null, // a finished trick kept on the table for a moment
-  heldQueue: [], // the finished tricks still to be held, in turn
-  heldTimer: null,
-  deals: null, // what this browser saw of the deals, and their checks (deals.js)
-  socket: null, // the socket the last state came from (a new one: a fresh start)
-  prevTricks: null,
-  joinError: "",
-  toast: "",
-  toastTimer: null,
-  fatal: null, // "not_found", "lost" or "closed" once the connection has ended for good
-  moved: null, // the seq of the state a move was sent for (one move per state)
-  chatPending: null, // the chat line sent and not yet seen back from the room
-  chatSent: null, // the last line of ours the room sent back (the field may be cleared)
-  bots: [], // GET /api/bots: the levels a room can seat, strongest first
-  botPicks: {}, // the level picked in the lobby for each empty seat (default: the first)
-  hint: null, // the last `hint` frame, while the turn it was asked for lasts
-  paused: false, // between a `paused` frame and `resumed` (or the socket closing)
-  pending: null, // the move sent and not answered yet: {action, slow}
-  pendingTimer: null,
-};
 
 // A move not answered by a state (or an error) within this time is shown as such, with
 // a way to give it up (a connection that looks open but delivers nothing).
 const PENDING_MS = 2500;
-
-const subscribers = [];
-
-/** Call `fn(change)` after every change of the room (the change names above). */
-export function subscribe(fn) {
-  subscribers.push(fn);
-}
-
-function changed(what) {
-  for (const fn of subscribers) fn(what);
-}
 
 // ---------------------------------------------------------------- the score sheet
 
@@ -208,12 +182,24 @@ function onMessage(msg) {
       room.hint = msg;
       changed("hint");
     }
+  } else if (msg.type === "timed_out") {
+    room.timedOut = msg;
+    clearTimeout(room.timedOutTimer);
+    room.timedOutTimer = setTimeout(() => timedOutOver(), TIMED_OUT_MS);
+    changed("timedout");
   } else if (msg.type === "paused") {
     room.paused = true;
     changed("paused");
   } else if (msg.type === "resumed") {
     resume();
   }
+}
+
+function timedOutOver() {
+  if (!room.timedOut) return;
+  clearTimeout(room.timedOutTimer);
+  room.timedOut = null;
+  changed("timedout");
 }
 
 function resume() {
@@ -296,60 +282,6 @@ function holdNext() {
   }, trickHoldMs());
 }
 
-// ---------------------------------------------------------------- questions about the view
-
-/** The entries of `view.legal` of one type. */
-export function legalOf(type) {
-  return (room.view?.legal || []).filter((a) => a.type === type);
-}
-
-export function isSeated() {
-  return room.view !== null && room.view.you !== null && room.view.you !== undefined;
-}
-
-/** Whether this player is awaited now and has something to do (a trick still shown or
- * not: `trickShown`). */
-export function myTurn() {
-  const v = room.view;
-  return isSeated() && (v.turn || []).includes(v.you) && v.legal.length > 0;
-}
-
-export function seatInfo(seat) {
-  return room.view?.seats.find((s) => s.seat === seat) || null;
-}
-
-/** A seat's name; a bot's with its level: "Bot 3 · Strong". */
-export function seatName(seat) {
-  if (seat === null || seat === undefined) return "";
-  const s = seatInfo(seat);
-  if (!s || s.kind === "empty" || !s.name) return t("seat.n", { n: seat + 1 });
-  return s.kind === "bot" ? botName(s.name) : s.name;
-}
-
-/** The level picked for the bot of empty seat `seat` (the strongest, the default). */
-export function botPick(seat) {
-  return room.botPicks[seat] || room.bots[0]?.name || null;
-}
-
-export function teamIndex(seat) {
-  return (room.view?.teams || []).findIndex((team) => team.includes(seat));
-}
-
-/** The names of a scoring unit (an entry of `view.teams`): "Ann & Bot 4". */
-export function teamLabel(i) {
-  return sideLabel(room.view.teams[i]);
-}
-
-/** The letter of scoring unit `i` ("A", "B", …), or null when the game scores per player. */
-export function teamLetter(i) {
-  return room.book && scoresByTeam(room.book) ? String.fromCharCode(65 + i) : null;
-}
-
-/** The names of a list of seats: "Ann & Bot 4". */
-export function sideLabel(side) {
-  return side.map(seatName).join(" & ");
-}
-
 // ---------------------------------------------------------------- commands
 
 // The moves of a turn: one is sent per state, so a double tap on a card (or a bid)
@@ -367,6 +299,7 @@ export function send(action) {
   if (move) {
     if (room.moved === room.seq) return;
     room.moved = room.seq;
+    timedOutOver(); // the player is back at it: the notice has done its work
   }
   const up = room.status === "open" && navigator.onLine !== false;
   if (!up || !room.conn || !room.conn.send(action)) {
@@ -456,45 +389,16 @@ export function notice(text) {
   changed("toast");
 }
 
-function joinFailed(text) {
+/** Why a join failed, said under the name field ("" clears it). */
+export function joinFailed(text) {
   room.joinError = text;
   changed("join");
 }
 
-/** The name this browser joined with last time. */
-export function savedName() {
-  return localStorage.getItem(NAME_KEY) || "";
-}
-
-/** Take seat `seat` under `name` (POST …/join), then say hello with the new token. */
-export async function joinSeat(name, seat) {
-  if (!name) {
-    joinFailed(t("err.name"));
-    return;
-  }
-  localStorage.setItem(NAME_KEY, name);
-  let res;
-  try {
-    // A member of the room's club sits down as that member (clubkeys.js).
-    const key = memberKeyForRoom(room.code);
-    const body = key ? { name, seat, member_key: key } : { name, seat };
-    res = await api("POST", `/api/rooms/${encodeURIComponent(room.code)}/join`, body);
-    if (key && (res.status === 403 || res.status === 422)) {
-      // No longer a member (or no club's room after all): sit down as anyone would.
-      res = await api("POST", `/api/rooms/${encodeURIComponent(room.code)}/join`, { name, seat });
-    }
-  } catch {
-    joinFailed(t("err.network"));
-    return;
-  }
-  if (res.status === 200 && res.data && res.data.token) {
-    room.joinError = "";
-    setToken(room.code, res.data.token);
-    room.prevTricks = null;
-    room.conn.reopen(res.data.token);
-    return;
-  }
-  const reasons = { 409: "err.seat_taken", 422: "err.name", 404: "err.no_room", 429: "err.too_many_attempts" };
-  const storage = res.status === 503 && /store/i.test(String(res.data?.detail || ""));
-  joinFailed(t(storage ? "err.store_unreachable" : reasons[res.status] || "err.network"));
+/** Sit down with a join's new `token`: kept for this room, and said hello with. */
+export function sitDown(token) {
+  room.joinError = "";
+  setToken(room.code, token);
+  room.prevTricks = null;
+  room.conn.reopen(token);
 }

@@ -202,6 +202,7 @@ function seatChip(v, s) {
       // An empty seat is named by its number, as the join panel's "Sit in seat 4" says.
       h("span", { class: "seat-name" }, seatTitle(s.seat)),
       s.seat === v.dealer ? h("span", { class: "badge dealer", title: t("seat.dealer") }, "D") : null,
+      s.seat === v.host ? h("span", { class: "badge host-mark", title: t("seat.host"), "aria-hidden": "true" }, "★") : null,
     ),
     h(
       "div",
@@ -236,6 +237,7 @@ function seatDescription(v, s) {
   if (s.kind === "bot") parts.push(t("seat.bot"));
   if (s.kind === "human" && !s.connected) parts.push(t("seat.away"));
   if (s.seat === v.dealer) parts.push(t("seat.dealer"));
+  if (s.seat === v.host) parts.push(t("seat.host"));
   if ((v.turn || []).includes(s.seat)) parts.push(t("seat.turn"));
   if (v.phase !== "lobby") parts.push(t("seat.cards", { count: s.cards }));
   return parts.join(", ");

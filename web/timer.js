@@ -1,45 +1,63 @@
 // The turn timer (room rule `turn_seconds`, docs/protocol.md "Turn timer"): a ring and
-// the seconds left on the seat whose turn it is, the room's timer on the scoreboard, and
-// the rule's control on the home page.
+// the seconds left on the seat whose turn it is, the same count by the action panel when
+// the turn is this player's (with a tick each second of the last five, when sounds are
+// on), and the room's timer on the scoreboard. (What the bot played when the time ran
+// out is said by timeout.js.)
 //
 // Each state frame says how many seconds were left when the server made it
 // (`turn_ends_in`, null while no person's turn is timed). The countdown runs from the
 // frame's arrival on this browser's monotonic clock (`performance.now`), so neither
 // machine's time of day matters; it stops at 0, and the bot's move (a new frame) ends it.
+// While the host has paused the game the count stands still at what the frame says.
 
 import { num, t } from "./i18n.js";
-import { h } from "./dom.js";
+import { $, fill, h } from "./dom.js";
+import { play } from "./sound.js";
 
 const TICK_MS = 250;
+const LOW = 5; // the last seconds: the count turns red, and ticks
 const SVG = "http://www.w3.org/2000/svg";
-// The lengths a lobby offers (the rule takes any whole number in its range).
-const STEPS = [10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 300];
 
 let endsAt = null; // performance.now() at which the timed turn ends, or null
+let frozen = null; // the seconds left while the game is paused, or null
 let total = 0; // the rule's seconds: what a full ring stands for
+let mine = false; // whether the timed turn is this player's
+let ticked = null; // the last whole second a tick was played for
 let ticker = null;
 
 /** A state frame arrived: note when its timed turn ends on this browser's clock. */
 export function noteTurnTimer(view) {
   const left = view && view.turn_ends_in;
-  endsAt = typeof left === "number" ? performance.now() + Math.max(0, left) * 1000 : null;
+  const timed = typeof left === "number";
+  frozen = timed && view.paused ? Math.max(0, left) : null;
+  endsAt = timed && !view.paused ? performance.now() + Math.max(0, left) * 1000 : null;
   total = (view && view.rules && view.rules.turn_seconds) || 0;
+  const wasMine = mine;
+  mine = timed && view.you !== null && view.you !== undefined && (view.turn || []).includes(view.you);
+  if (!mine || !wasMine) ticked = null;
 }
 
 function secondsLeft() {
+  if (frozen !== null) return frozen;
   return endsAt === null ? null : Math.max(0, (endsAt - performance.now()) / 1000);
 }
 
 /**
  * Put the countdown on the seats of the table (`#table .seat[data-seat]`) whose turn is
- * timed, after the table was drawn from `view`; nothing while no turn is timed.
+ * timed, and by the action panel (`#turn-clock`) when the turn is this player's, after
+ * the page was drawn from `view`; nothing while no turn is timed.
  */
 export function renderTurnTimer(view) {
-  const table = document.getElementById("table");
+  const table = $("table");
   if (!table || !view) return;
   ruleChip(view);
   for (const old of table.querySelectorAll(".turn-timer")) old.remove();
+  const clock = $("turn-clock");
   if (secondsLeft() === null) {
+    if (clock) {
+      fill(clock);
+      clock.hidden = true;
+    }
     stop();
     return;
   }
@@ -49,13 +67,18 @@ export function renderTurnTimer(view) {
     // Inside the seat's top line, so no edge of the table can cut it off.
     if (chip && info && info.kind === "human") (chip.querySelector(".seat-top") || chip).append(countdown());
   }
+  if (clock) {
+    clock.hidden = !mine;
+    if (mine) fill(clock, countdown("panel"), h("span", { class: "turn-clock-text" }));
+    else fill(clock);
+  }
   update();
-  if (ticker === null) ticker = setInterval(update, TICK_MS);
+  if (ticker === null && frozen === null) ticker = setInterval(update, TICK_MS);
 }
 
 /** The room's timer beside the target on the scoreboard ("⏱ 30 s"), when it has one. */
 function ruleChip(view) {
-  const board = document.getElementById("scoreboard");
+  const board = $("scoreboard");
   const seconds = view.rules.turn_seconds || 0;
   if (!board || !seconds || board.querySelector(".timer-rule")) return;
   const text = t("timer.seconds", { n: seconds });
@@ -66,7 +89,7 @@ function ruleChip(view) {
   else board.prepend(chip);
 }
 
-function countdown() {
+function countdown(where = "seat") {
   const ring = document.createElementNS(SVG, "svg");
   ring.setAttribute("viewBox", "0 0 36 36");
   ring.setAttribute("aria-hidden", "true");
@@ -77,10 +100,10 @@ function countdown() {
     circle.classList.add(part);
     ring.append(circle);
   }
-  return h("div", { class: "turn-timer", role: "timer" }, ring, h("span", { class: "turn-timer-s" }));
+  return h("div", { class: `turn-timer ${where}-timer`, role: "timer" }, ring, h("span", { class: "turn-timer-s" }));
 }
 
-/** Redraw every countdown on the page; stop ticking once the time is up. */
+/** Redraw every countdown on the page; tick in the last seconds; stop once time is up. */
 function update() {
   const left = secondsLeft();
   const timers = document.querySelectorAll(".turn-timer");
@@ -94,31 +117,23 @@ function update() {
     el.querySelector(".turn-timer-s").textContent = num(whole);
     el.setAttribute("aria-label", t("timer.left", { count: whole }));
     el.dataset.left = String(whole);
-    el.classList.toggle("low", left <= 5);
+    el.classList.toggle("low", left <= LOW);
     el.querySelector("circle.left").setAttribute("stroke-dashoffset", String(100 - 100 * share));
   }
-  if (left <= 0) stop();
+  const text = document.querySelector("#turn-clock .turn-clock-text");
+  if (text) {
+    text.textContent = frozen !== null ? t("timer.paused", { count: whole }) : t("timer.yours", { count: whole });
+    text.parentElement.classList.toggle("low", left <= LOW && frozen === null);
+  }
+  // A tick for each of the last seconds of this player's own turn (sounds on only).
+  if (mine && frozen === null && left > 0 && whole <= LOW && whole !== ticked) {
+    ticked = whole;
+    play("tick");
+  }
+  if (left <= 0 || frozen !== null) stop();
 }
 
 function stop() {
   if (ticker !== null) clearInterval(ticker);
   ticker = null;
-}
-
-/**
- * The home page's control of an int rule that a value outside its range turns off
- * (`spec.off`, as 0 does `turn_seconds`): a drop-down of "Off" and the usual lengths,
- * holding `values[spec.name]` and writing changes back to it.
- */
-export function offRuleField(spec, values, label) {
-  const name = spec.name;
-  const value = values[name];
-  const steps = STEPS.filter((s) => s >= spec.min && s <= spec.max);
-  if (value !== spec.off && !steps.includes(value)) steps.push(value);
-  steps.sort((a, b) => a - b);
-  const options = [spec.off, ...steps].map((k) =>
-    h("option", { value: String(k), selected: k === value }, k === spec.off ? t("timer.off") : t("timer.seconds", { n: k })),
-  );
-  const control = h("select", { id: name, name, onchange: () => (values[name] = Number(control.value)) }, options);
-  return h("label", { class: "field" }, h("span", {}, label), control);
 }

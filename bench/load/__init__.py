@@ -10,7 +10,8 @@ WebSocket client (no server-side bots) and says `hello` with the seat's token. E
 client then acts on its own turn (its seat in `view.turn`, `view.legal` non-empty)
 after a think time drawn uniformly from [T(1-j), T(1+j)] (T = 0: a closed loop),
 choosing uniformly from `legal` (a discard template becomes a random valid subset);
-the room's lowest seat sends `start` once the lobby is full and `rematch` at game over.
+the room's lowest seat sends `start` once the lobby is full, and every seat confirms the
+`rematch` at game over.
 
 Measured over `--duration` seconds after `--warmup` seconds:
 

@@ -2,9 +2,10 @@
 
 Each `Player` acts on its own turn (its seat in `view.turn`, `view.legal` non-empty)
 after a think time, choosing uniformly from `legal`; the room's lowest seat sends
-`start` once the lobby is full and `rematch` at game over. Players read their sockets
-themselves, without the kit's validating `Client`: at saturation the generator must
-keep up with the server, and most states it receives are another seat's move.
+`start` once the lobby is full, every seat confirms the `rematch` at game over. Players
+read their sockets themselves, without the kit's validating `Client`: at saturation the
+generator must keep up with the server, and most states it receives are another seat's
+move.
 """
 
 from __future__ import annotations
@@ -224,13 +225,15 @@ class Player:
         if not legal:
             return None
         phase = view["phase"]
-        if phase in ("lobby", "game_over"):
-            # One seat starts and asks for the rematch; the others would only be refused.
-            wanted = "start" if phase == "lobby" else "rematch"
+        if phase == "game_over":
+            # Every seated person confirms the rematch (it is listed until they have).
+            return next((a for a in legal if a["type"] == "rematch"), None)
+        if phase == "lobby":
+            # One seat starts; the others would only be refused.
             lowest = min(s["seat"] for s in view["seats"] if s.get("kind") != "empty")
             if view["you"] != lowest:
                 return None
-            return next((a for a in legal if a["type"] == wanted), None)
+            return next((a for a in legal if a["type"] == "start"), None)
         if view["you"] not in view["turn"]:
             return None
         return concrete(self.rng.choice(legal), self.rng)

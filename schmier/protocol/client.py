@@ -16,6 +16,11 @@ from schmier.engine.bots import levels
 from schmier.engine.cards import CARD_INDEX, SUITS
 from schmier.protocol.vocabulary import CHAT_MAX, Card, EntropyHex, Hex64, Suit
 
+RULES_MAX = 16
+"""Rules one `set_rules` may name (every game has fewer)."""
+RuleName = Annotated[str, Field(min_length=1, max_length=40)]
+RuleWord = Annotated[str, Field(min_length=1, max_length=40)]
+
 
 class _Frame(BaseModel):
     """Base of client frames: nothing but the fields of the protocol, exact types."""
@@ -169,6 +174,51 @@ class Leave(_Frame):
     type: Literal["leave"]
 
 
+class FreeSeat(_Frame):
+    """The host: seat `seat`, held by a person who is not connected, goes to the default
+    bot; that person's token stops working (they may take the seat over by name)."""
+
+    type: Literal["free_seat"]
+    seat: int
+
+
+RuleValue = Annotated[int, Field(ge=-1_000_000, le=1_000_000)] | bool | RuleWord
+
+
+class SetRules(_Frame):
+    """The host, in the lobby or at `game_over`: any subset of the room's rules for the
+    next game, validated as at the room's creation."""
+
+    type: Literal["set_rules"]
+    rules: dict[RuleName, RuleValue] = Field(max_length=RULES_MAX)
+
+
+class Pause(_Frame):
+    """The host, while a game is on: stop the game (no bot acts, no timer runs)."""
+
+    type: Literal["pause"]
+
+
+class Resume(_Frame):
+    """The host: go on with a paused game."""
+
+    type: Literal["resume"]
+
+
+class MoveSeat(_Frame):
+    """A seated player, in the lobby: move to empty seat `seat`."""
+
+    type: Literal["move_seat"]
+    seat: int
+
+
+class SwapSeats(_Frame):
+    """The host, in the lobby or at `game_over`: swap the occupants of two seats."""
+
+    type: Literal["swap_seats"]
+    seats: list[int] = Field(min_length=2, max_length=2)
+
+
 ClientFrame = Annotated[
     Hello
     | Chat
@@ -184,13 +234,22 @@ ClientFrame = Annotated[
     | Rematch
     | Leave
     | Entropy
-    | Hint,
+    | Hint
+    | FreeSeat
+    | SetRules
+    | Pause
+    | Resume
+    | MoveSeat
+    | SwapSeats,
     Field(discriminator="type"),
 ]
 CLIENT_FRAME: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 ActionFrame = Bid | Pass | Trump | Discard | Call | Play | Rematch
 """The frames that are engine actions: each turns into its `Action` with `.action()`."""
 ACTION_FRAMES: tuple[type[ActionFrame], ...] = ActionFrame.__args__
+HostFrame = FreeSeat | SetRules | Pause | Resume | MoveSeat | SwapSeats
+"""The frames that run the table (docs/protocol.md, "The host"); never in `legal`."""
+HOST_FRAMES: tuple[type[HostFrame], ...] = HostFrame.__args__
 CLIENT_TYPES: tuple[str, ...] = tuple(CLIENT_FRAME.json_schema()["discriminator"]["mapping"])
 """The `type` of every client frame, read off the union (never a list kept by hand)."""
 

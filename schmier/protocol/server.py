@@ -115,7 +115,15 @@ class View(_Out):
     deal: DealView | None = None
     turn_ends_in: float | None
     """Seconds left of a person's timed turn when the frame was made (room rule
-    `turn_seconds`); null while no person's turn is timed."""
+    `turn_seconds`); null while no person's turn is timed. While the game is paused, the
+    seconds that were left when it was paused (the count stands still)."""
+    host: int | None = None
+    """The seat of the room's host (docs/protocol.md, "The host"); null while nobody sits."""
+    paused: bool = False
+    """The host paused the game: nothing is played until the host resumes it."""
+    rematch: list[int] = Field(default_factory=list)
+    """At `game_over`: the seats that asked for the rematch; the next game starts once
+    every seat is taken and every seated person has asked. Else `[]`."""
 
 
 class StateFrame(_Out):
@@ -178,6 +186,15 @@ class RevealFrame(_Out):
     commitment: Hex64
 
 
+class TimedOutFrame(_Out):
+    """To the sockets of one seat only: that seat's turn timer ran out, and the default
+    bot played `action` for the player (in the `state` of `seq`, which follows)."""
+
+    type: Literal["timed_out"]
+    seq: int
+    action: dict[str, Any]
+
+
 class PausedFrame(_Out):
     """(extension) The table is paused: the server cannot save anything right now (its
     store is unreachable). Actions are answered `store_unavailable` until `resumed`."""
@@ -202,7 +219,8 @@ ServerFrame = Annotated[
     | PausedFrame
     | ResumedFrame
     | HintFrame
-    | RevealFrame,
+    | RevealFrame
+    | TimedOutFrame,
     Field(discriminator="type"),
 ]
 SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
@@ -215,4 +233,5 @@ SERVER_TYPES: tuple[str, ...] = (
     "resumed",
     "hint",
     "reveal",
+    "timed_out",
 )

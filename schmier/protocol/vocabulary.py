@@ -29,10 +29,12 @@ ErrorCode = Literal[
     "rate_limited",
     "unavailable",
     "store_unavailable",
+    "paused",
 ]
 """`unavailable` and `store_unavailable` are this server's extensions: the store could
 not save the change (`unavailable`: this once, try again; `store_unavailable`: the
-store is unreachable and the table is paused until it is back, see `PausedFrame`)."""
+store is unreachable and the table is paused until it is back, see `PausedFrame`).
+`paused`: the host has paused the game (`view.paused`); no game action is taken."""
 ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
 
 NAME_MAX = 24

@@ -33,8 +33,8 @@ from typing import Any
 from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
-from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
-from schmier.rooms import chat, fairness, finished, mailbox, outage, table, thinking
+from schmier.protocol import HOST_FRAMES, Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
+from schmier.rooms import chat, fairness, finished, mailbox, outage, seats, table, thinking
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import (
@@ -202,7 +202,7 @@ class RoomActor(mailbox.Door):
                 await outage.handle(self, message)
             case mailbox.Thought(job=job):
                 if (change := self._thinking.arrived(self.record, self.version, job)) is not None:
-                    await self._apply(change)
+                    await seats.played_for(self, job.seat, change)
 
     async def _from_cluster(self, message: mailbox.Remote | mailbox.Gone) -> None:
         """Another instance's operation, or its end: the cluster applies it here."""
@@ -247,11 +247,15 @@ class RoomActor(mailbox.Door):
 
     def adopt(self, record: RoomRecord, version: int, snapshot: bytes | None = None) -> None:
         """Take `record` (committed as `version`) as the room's and send every view."""
-        previous, self.record, self.version = self.record, record, version
-        if record.state is not previous.state:
-            self.clock.state_changed(previous.state, record.state, self._loop.time())
+        before = self.record
+        self.version = version
+        self.record = record
+        if record.state is not before.state:
+            self.clock.state_changed(before.state, record.state, self._loop.time())
+        if record.paused != before.paused:
+            self.clock.pause_changed(record, self._loop.time())
         self._broadcast(snapshot)
-        fairness.ask(previous.next_deal, record.next_deal, self._peers.all())
+        fairness.ask(before.next_deal, record.next_deal, self._peers.all())
 
     # What an outage needs of the room (`outage.PausedRoom`).
     apply = _apply
@@ -259,6 +263,9 @@ class RoomActor(mailbox.Door):
     link = property(lambda self: self._link)
     present = property(lambda self: self._peers.has)
     tell_own = property(lambda self: self._peers.send_own)
+    # And what seats changing hands need (`seats.SeatedRoom`).
+    peers = property(lambda self: self._peers)
+    shuffler = property(lambda self: self._shuffler)
 
     async def _reload(self) -> None:
         """Take the room as stored (after a lost compare-and-set) and show it to everyone."""
@@ -400,8 +407,12 @@ class RoomActor(mailbox.Door):
         if isinstance(frame, Chat):
             await self._chat_line(seat, frame.text)
         elif isinstance(frame, Leave):
-            await self._leave(seat, op)
+            await seats.leave(self, seat, op)
+        elif isinstance(frame, HOST_FRAMES):
+            await seats.host(self, seat, frame, op)
         elif isinstance(frame, Hint):
+            if self.record.paused:
+                raise Refused("paused", "the host has paused the game")
             self._thinking.hint(self.record, self.version, seat, peer, self._rng)
         else:
             change = table.for_frame(self.record, seat, frame, self._shuffler)
@@ -414,26 +425,11 @@ class RoomActor(mailbox.Door):
         name = self.record.seats[seat].name or ""
         self._peers.send_all(await self._talk.say(seat, name, raw, self._loop.time()))
 
-    async def _leave(self, seat: int, op: str | None) -> None:
-        change = table.leave(self.record, seat)
-        leavers = self._peers.at(seat)
-        # Spectators from now on: the commit's broadcast must not send them the seat's
-        # hand, which from this moment belongs to the bot.
-        for peer in leavers:
-            peer.seat = None
-        try:
-            await self._apply(change.with_op(op))
-        except BaseException:
-            for peer in leavers:
-                peer.seat = seat
-            raise
-        self.clock.autopilot.discard(seat)
-        bot = change.record.seats[seat].kind == "bot"
-        event("room.leave", room=self.code, seat=seat, bot=bot)
-
     # ------------------------------------------------------------ timers
 
     async def _on_timer(self) -> None:
+        if await seats.hand_over_if_due(self, self._loop.time()):
+            return
         due = self.clock.first_due(self.record, self._peers.has, self._loop.time())
         if due is None:
             return
@@ -448,4 +444,4 @@ class RoomActor(mailbox.Door):
             event("room.autoplay", room=self.code, seat=seat, away=away)
         change = self._thinking.move(self.record, seat, self._rng)
         if change is not None:
-            await self._apply(change)
+            await seats.played_for(self, seat, change)

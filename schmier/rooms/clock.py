@@ -1,6 +1,8 @@
 """When a room does something by itself: a bot's move, autoplay for a player who went
 quiet or whose turn timer ran out, the next deal after a scored hand or at the end of
-the reveal window, the idle stop.
+the reveal window, the host's role passing on when the host has been away for
+`host_away`, the idle stop. While the host has paused the game nothing of the game is
+due, and a timed turn keeps what it had left.
 
 Timers are not tasks. The clock keeps when each seat's turn began and when each player
 left, and says when the next thing is due; the actor waits for its mailbox until then,
@@ -123,12 +125,24 @@ class Clock:
         the time left a view shows is never more than the turn's (the loop's clock and
         the wall clock drift apart by milliseconds; `wall_offset` is for the due times).
         """
+        if after.paused:
+            # Paused: the count stands still; what was left comes back on resume.
+            if not before.paused and before.turn_deadline is not None:
+                left = round(max(0.0, before.turn_deadline - wall), 3)
+                after = replace(after, turn_left=left)
+            return _with_deadline(after, None)
+        # Resumed: the turn gets back the seconds it had left (if a person's it still is).
+        kept = before.turn_left if before.paused and after.state is before.state else None
+        if after.turn_left is not None:
+            after = replace(after, turn_left=None)
         seconds = after.rules.turn_seconds * self.settings.turn_timer_scale
         state = after.state
         if not seconds or state is None:
             return _with_deadline(after, None)
         if not any(after.seats[seat].kind == "human" for seat in engine.turn(state)):
             return _with_deadline(after, None)
+        if kept is not None:
+            return _with_deadline(after, wall + kept)
         old = before.state
         # The simultaneous discards go on while only seats already awaited still are
         # (the Schmier dealer, who discards after the others, has a turn of their own).
@@ -163,6 +177,36 @@ class Clock:
         self.autopilot.discard(seat)
         self.disconnected_since[seat] = now
 
+    def pause_changed(self, record: RoomRecord, now: float) -> None:
+        """The host paused or resumed the game. On resume every awaited seat's turn, and
+        the pause after a scored hand, start again now: a bot waits its delay as after
+        any turn, the score stays up its full time."""
+        if record.paused or record.state is None:
+            return
+        self.turn_since = dict.fromkeys(engine.turn(record.state), now)
+        self.phase_since = now
+
+    def seats_moved(self, moves: dict[int, int | None]) -> None:
+        """The players of seats moved (`hosting.seat_moves`): their clocks go with them."""
+        for table in (self.disconnected_since, self.turn_since):
+            old = {k: table.pop(k) for k in moves if k in table}
+            for k, at in old.items():
+                if (to := moves[k]) is not None:
+                    table[to] = at
+        pilots = {k for k in self.autopilot if k in moves}
+        self.autopilot -= pilots
+        self.autopilot |= {m for k in pilots if (m := moves[k]) is not None}
+
+    def host_due(self, record: RoomRecord, present: Callable[[int], bool]) -> float | None:
+        """When the host's role passes on: `host_away` after the host left, while some
+        other person is connected; None while the host is there (or nobody else is)."""
+        host = record.host
+        if host is None or present(host) or record.seats[host].kind != "human":
+            return None
+        if not any(present(k) for k in record.humans() if k != host):
+            return None
+        return self.disconnected_since.get(host, self.now) + self.settings.host_away
+
     def failed(self, now: float) -> None:
         """The store failed: timers wait a moment before trying again."""
         self.retry_at = now + RETRY_SECONDS
@@ -186,7 +230,7 @@ class Clock:
         of the turn's start and the player leaving, whichever comes first.
         """
         since = self.turn_since.get(seat)
-        if since is None or seat in self.thinking:
+        if since is None or seat in self.thinking or record.paused:
             return None
         kind = record.seats[seat].kind
         if kind == "bot" or seat in self.autopilot:
@@ -202,9 +246,9 @@ class Clock:
         return min(times, default=None)
 
     def due(self, record: RoomRecord, present: Callable[[int], bool]) -> list[Due]:
-        """What the room will do by itself, soonest first."""
+        """What the room will do by itself, soonest first (nothing while paused)."""
         state = record.state
-        if state is None:
+        if state is None or record.paused:
             return []
         if engine.needs_deal(state):
             return [Due(self.deal_due(record, state), None)]
@@ -238,6 +282,9 @@ class Clock:
     def next_due(self, record: RoomRecord, present: Callable[[int], bool]) -> float | None:
         """When the actor must wake up next without a message (None: never)."""
         times = [d.at for d in self.due(record, present)]
+        host = self.host_due(record, present)
+        if host is not None:
+            times.append(host)
         idle = self.idle_due()
         if idle != float("inf"):
             times.append(idle)

@@ -10,7 +10,11 @@ engine checks that) and orjson writes no whitespace.
 
 `turn_ends_in` (the seconds left of a timed turn) is public too, but says how much time
 is left when the frame is made, so it is written into each frame as it is sent rather
-than kept with the version's frames.
+than kept with the version's frames (while the game is paused it stands still, and is
+part of the version like the rest).
+
+The room's own fields (`host`, `paused`, the `rematch` votes) are public; so is `rules`,
+which is the room's: at `game_over`, the next game's as the host set them.
 """
 
 from __future__ import annotations
@@ -21,11 +25,13 @@ from typing import Any
 import orjson
 
 from schmier import engine
+from schmier.rooms import rematch
 from schmier.rooms.record import RoomRecord, Seat
 
 
-def lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
-    """The lobby actions a seated player may send; spectators have none."""
+def seat_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
+    """The seat actions a seated player may send (the lobby, or between games): a bot
+    for each empty seat, a bot's removal; spectators have none."""
     if seat is None:
         return []
     seats = record.seats
@@ -33,8 +39,23 @@ def lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
         {"type": "add_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "empty"
     ]
     legal += [{"type": "remove_bot", "seat": k} for k, s in enumerate(seats) if s.kind == "bot"]
-    if all(s.kind != "empty" for s in seats):
+    return legal
+
+
+def lobby_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
+    """The lobby actions a seated player may send; spectators have none."""
+    legal = seat_legal(record, seat)
+    if seat is not None and all(s.kind != "empty" for s in record.seats):
         legal.append({"type": "start"})
+    return legal
+
+
+def game_over_legal(record: RoomRecord, seat: int | None) -> list[dict[str, Any]]:
+    """Between games: the seat actions, and the rematch for a person who has not
+    asked for it yet (the next game starts once everybody has, `rematch.py`)."""
+    legal = seat_legal(record, seat)
+    if seat is not None and seat in rematch.waiting(record):
+        legal.insert(0, {"type": "rematch"})
     return legal
 
 
@@ -60,6 +81,10 @@ def public_part(record: RoomRecord) -> dict[str, Any]:
     base["next_deal"] = None if pending is None else pending.view()
     base["deal"] = None if record.dealt is None else {"commitment": record.dealt}
     base["seats"] = [seat_entry(entry, record.seats[entry["seat"]]) for entry in base["seats"]]
+    base["rules"] = engine.rules_to_json(record.rules)
+    base["host"] = record.host
+    base["paused"] = record.paused
+    base["rematch"] = list(record.rematch)
     return base
 
 
@@ -69,15 +94,20 @@ def private_part(record: RoomRecord, seat: int | None) -> dict[str, Any]:
         private = engine.lobby_private_view(record.variant, seat)
         private["legal"] = lobby_legal(record, private["you"])
         return private
-    return engine.private_view(record.state, seat)
+    private = engine.private_view(record.state, seat)
+    if record.state.phase == "game_over":
+        private["legal"] = game_over_legal(record, private["you"])
+    elif record.paused:
+        private["legal"] = []  # nothing of the game is taken while paused
+    return private
 
 
 def turn_ends_in(record: RoomRecord, wall: float) -> float | None:
     """The seconds left of the timed turn at wall-clock time `wall` (never below 0), or
-    None while no person's turn is timed."""
+    None while no person's turn is timed; while paused, what was left at the pause."""
     deadline = record.turn_deadline
     if deadline is None:
-        return None
+        return record.turn_left
     return round(max(0.0, deadline - wall), 3)
 
 
@@ -118,7 +148,8 @@ class StateFrames:
                 frame = {"type": "state", "seq": self._version, "view": view}
                 head = self._head = orjson.dumps(frame)[:-2] + b',"turn_ends_in":'
             private = b"," + orjson.dumps(private_part(self._record, seat))[1:] + b"}"
-            data = self._frames[seat] = private if timed else head + b"null" + private
+            still = orjson.dumps(self._record.turn_left)  # null, or the time left paused
+            data = self._frames[seat] = private if timed else head + still + private
         if not timed:
             return data
         assert self._head is not None

@@ -134,7 +134,7 @@ class Sockets:
         self._peers.discard(peer)
 
     def all(self) -> list[Peer]:
-        """Every socket, this instance's and the others'."""
+        """Every socket of the room, this instance's and the others'."""
         return list(self._peers)
 
     def at(self, seat: int) -> list[Peer]:

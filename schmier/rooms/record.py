@@ -3,10 +3,12 @@
 The snapshot holds the seats (name, kind, token hash, connected), the variant, the
 rules, the first dealer, the engine state (`engine.state_to_json`), the committed seed of
 the next deck with the players' commits and revealed values for it (and the reveal
-window, while one is open), and the commitment of the deck in play. Chat lines are kept
-beside it (`RoomStore.add_chat`), not in it: the snapshot is written at every change. The
-record is immutable: the actor builds the next record, commits it, and only then adopts
-it, so a failed commit leaves the room exactly as it was.
+window, while one is open), the commitment of the deck in play, and the table's own
+state: who hosts it, whether the host paused the game (with the time left of a timed
+turn), and who asked for the rematch. Chat lines are kept beside it
+(`RoomStore.add_chat`), not in it: the snapshot is written at every change. The record is
+immutable: the actor builds the next record, commits it, and only then adopts it, so a
+failed commit leaves the room exactly as it was.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from schmier.rooms.fairness import NextDeal
 
 SNAPSHOT_FORMAT = 4
 """2 added `next_deal` and `dealt`; 3 the `bot` of a bot's seat; 4 the room's `club`, the
-number of its `game` and the `member` of a seat. Older snapshots are still read (see
-`from_bytes`); `turn_deadline` may be absent from any (then there is none)."""
+number of its `game`, the `member` of a seat, and the table's `host`, `paused`,
+`turn_left` and `rematch`. Older snapshots are still read (see `from_bytes`);
+`turn_deadline` may be absent from any (then there is none)."""
 READABLE_FORMATS = (1, 2, 3, 4)
 
 
@@ -90,6 +93,18 @@ class RoomRecord:
     rematch; 0 in the lobby), which names a finished game in the archive. None for a
     room read from a snapshot before format 4 that had started: the actor counts it
     from the log when it loads the room (`finished.count_games`)."""
+    host: int | None = None
+    """The seat of the room's host (docs/protocol.md, "The host"): the first human to sit
+    down; when that seat is no longer a human's, the lowest connected human seat (see
+    `with_host`). None while no human sits."""
+    paused: bool = False
+    """The host paused the game: no bot acts, no timer runs, no game action is taken."""
+    turn_left: float | None = None
+    """While paused: the seconds that were left of the timed turn (its deadline is then
+    None); given back as a new deadline on resume."""
+    rematch: tuple[int, ...] = ()
+    """At `game_over`: the seats that asked for the rematch (sorted). The next game starts
+    once every seat is taken and every seated human has asked."""
 
     @classmethod
     def new(
@@ -113,10 +128,35 @@ class RoomRecord:
         return "lobby" if self.state is None else str(self.state.phase)
 
     def with_seat(self, seat: int, value: Seat) -> RoomRecord:
-        """This record with one seat replaced."""
+        """This record with one seat replaced (a rematch vote of a seat that changes
+        hands is dropped: the newcomer has not asked)."""
         seats = list(self.seats)
         seats[seat] = value
-        return replace(self, seats=tuple(seats))
+        votes = self.rematch
+        if seat in votes and value.token_hash != self.seats[seat].token_hash:
+            votes = tuple(k for k in votes if k != seat)
+        return replace(self, seats=tuple(seats), rematch=votes)
+
+    def humans(self) -> list[int]:
+        """The seats people hold, lowest first."""
+        return [k for k, s in enumerate(self.seats) if s.kind == "human"]
+
+    def with_host(self) -> RoomRecord:
+        """This record with a host that holds a human seat, if any human sits.
+
+        The host keeps the role while their seat is a human's (connected or not); once
+        it is not (left, freed, or never set), the lowest connected human seat becomes
+        host, else the lowest human seat (the first to sit down, when one joins an empty
+        table: a newcomer's socket is not connected yet when the join is committed).
+        """
+        host = self.host
+        if host is not None and 0 <= host < len(self.seats) and self.seats[host].kind == "human":
+            return self
+        humans = self.humans()
+        connected = [k for k in humans if self.seats[k].connected]
+        candidates = connected or humans
+        chosen = candidates[0] if candidates else None
+        return self if chosen == host else replace(self, host=chosen)
 
     def to_bytes(self) -> bytes:
         """The store snapshot."""
@@ -145,6 +185,10 @@ class RoomRecord:
             "turn_deadline": self.turn_deadline,
             "club": self.club,
             "game": self.game,
+            "host": self.host,
+            "paused": self.paused,
+            "turn_left": self.turn_left,
+            "rematch": list(self.rematch),
         }
         return orjson.dumps(body)
 
@@ -154,8 +198,10 @@ class RoomRecord:
 
         A format 1 snapshot (written before provably fair deals) has no next seed; the
         room's next change adds one. Before format 3 a bot's seat had no level: it is the
-        default bot. Reading draws no randomness, so every instance reading a snapshot
-        gets the same record.
+        default bot. Before format 4 there was no host, pause or rematch vote: the host
+        is then the lowest human seat (`with_host`), the game is not paused, nobody has
+        asked for a rematch. Reading draws no randomness, so every instance reading a
+        snapshot gets the same record.
         """
         body = orjson.loads(data)
         if body.get("format") not in READABLE_FORMATS:
@@ -176,7 +222,9 @@ class RoomRecord:
         pending = body.get("next_deal")
         deadline = body.get("turn_deadline")
         game = body.get("game", 0 if state is None else None)
-        return cls(
+        left = body.get("turn_left")
+        host = body.get("host")
+        record = cls(
             code=str(body["code"]),
             variant=variant,
             rules=engine.make_rules(variant, body["rules"]),
@@ -190,7 +238,12 @@ class RoomRecord:
             turn_deadline=None if deadline is None else float(deadline),
             club=body.get("club"),
             game=None if game is None else int(game),
+            host=None if host is None else int(host),
+            paused=bool(body.get("paused", False)),
+            turn_left=None if left is None else float(left),
+            rematch=tuple(sorted(int(k) for k in body.get("rematch", ()))),
         )
+        return record.with_host()
 
     def public_seats(self, live: bool = True) -> list[dict[str, Any]]:
         """Seats as `GET /api/rooms/{code}` shows them (no token hash, of course); a

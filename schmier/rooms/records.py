@@ -114,6 +114,12 @@ class Book:
     def _fold(self, entry: dict[str, Any]) -> None:
         seat, action = entry["seat"], entry["action"]
         before = self._state
+        rules = entry.get("rules")
+        if rules is not None and action["type"] == "deal":
+            # The first deal of a game names the game's rules (the host may change them
+            # between games): the game as it began, with those.
+            game = engine.make_rules(self.variant, rules)
+            before = engine.new_game(self.variant, game, before.dealer)
         self._state = state = engine.apply(before, seat, action)
         kind = action["type"]
         if kind == "deal":
@@ -156,7 +162,7 @@ class Book:
             "n": len(self.records) + 1,
             "game": hand.game,
             "variant": self.variant,
-            "rules": engine.rules_to_json(self.rules),
+            "rules": engine.rules_to_json(state.rules),
             "dealer": hand.dealer,
             "seats": hand.seats,
             "deal": hand.deal,

@@ -15,127 +15,24 @@ docs/fairness.md).
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from schmier import engine
 from schmier.engine import Action
 from schmier.engine.bots import levels
 from schmier.engine.fairness import entropy_commit
-from schmier.protocol import ACTION_FRAMES, AddBot, Entropy, RemoveBot, Start
-from schmier.rooms import fairness
+from schmier.protocol import ACTION_FRAMES, AddBot, Entropy, Rematch, RemoveBot, Start
+from schmier.rooms import rematch
+from schmier.rooms.change import Change as Change
+from schmier.rooms.change import Entry as Entry
+from schmier.rooms.change import SecureShuffler as SecureShuffler
+from schmier.rooms.change import Shuffler as Shuffler
+from schmier.rooms.change import with_deal as with_deal
 from schmier.rooms.codes import hash_token, new_token
 from schmier.rooms.peers import JoinRefused, Refused
-from schmier.rooms.record import OPS_KEPT, RoomRecord, Seat, bot_seat, log_entry
-
-
-class Entry(NamedTuple):
-    """One accepted engine action for the log: the seat (None: the server's deal), the
-    action, and for a deal the notes the log keeps with it (`record.log_entry`)."""
-
-    seat: int | None
-    action: Action
-    notes: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """The next record of a room and the log entries that led to it, not yet committed.
-
-    `op` is the id of the forwarded operation that caused it (None for a local one); it is
-    committed with the record (`RoomRecord.ops`), so a new owner can tell an operation
-    already applied from one never seen.
-    """
-
-    record: RoomRecord
-    entries: tuple[Entry, ...] = ()
-    op: str | None = None
-
-    def with_op(self, op: str | None) -> Change:
-        """This change as caused by the forwarded operation `op`."""
-        if op is None:
-            return self
-        return replace(self, op=op)
-
-    def stored(self) -> RoomRecord:
-        """The record as committed: with the operation id remembered, and with a next
-        seed should the room come from a snapshot that had none (format 1)."""
-        record = self.record
-        if record.next_deal is None:
-            record = replace(record, next_deal=fairness.NextDeal.fresh(len(record.seats)))
-        if self.op is None:
-            return record
-        return replace(record, ops=(*record.ops, self.op)[-OPS_KEPT:])
-
-    def log(self) -> list[bytes]:
-        """The log entries as the store keeps them."""
-        return [log_entry(e.seat, e.action.to_json(), e.notes) for e in self.entries]
-
-
-class Shuffler(Protocol):
-    """Where a room's chance comes from."""
-
-    def first_dealer(self, seats: int) -> int:
-        """The first dealer of a new game, uniformly among `seats`."""
-
-    def server_seed(self) -> str:
-        """A fresh server seed: 64 lowercase hex characters nobody can predict."""
-
-
-class SecureShuffler:
-    """The server's chance: the OS's CSPRNG, through `secrets` (docs/rules.md, step 1)."""
-
-    def first_dealer(self, seats: int) -> int:
-        return secrets.randbelow(seats)
-
-    def server_seed(self) -> str:
-        return fairness.new_seed()
-
-
-def with_deal(
-    record: RoomRecord,
-    state: engine.State,
-    entries: Sequence[Entry],
-    shuffler: Shuffler,
-    *,
-    now: bool = False,
-) -> Change:
-    """`state` in the record, dealt first when the engine waits for a deal right now.
-
-    A deal is due at once after a start, a rematch or a hand everybody passed; `now`
-    says that its time has come otherwise: the pause between hands is over, or the
-    reveal window closed (both the clock's to say).
-
-    A due deal first opens the reveal when a seat a person holds committed to its
-    entropy (`NextDeal.opened`): the room stays as it is (the engine's `deal` phase
-    after a start, a rematch or a redeal; `hand_over` between hands) while those seats
-    are asked for their values, and deals as soon as all have answered (`entropy`) or
-    when the window closes (`now`). With no commit it deals in the same change, so a
-    room of bots never waits.
-
-    The deck follows from the committed seed and the entropy; the log keeps both with
-    the deal (and the seating), and a new seed is committed at once for the deal after,
-    which may come at once too (everybody passes).
-    """
-    entries = tuple(entries)
-    seats = len(record.seats)
-    if engine.needs_deal(state) and (now or state.phase == "deal"):
-        pending = record.next_deal or fairness.NextDeal.fresh(seats, shuffler.server_seed())
-        if not pending.revealing:
-            pending = pending.opened(record.players())
-            if pending.revealing:
-                return Change(replace(record, state=state, next_deal=pending), entries)
-        elif not (now or pending.complete()):
-            return Change(replace(record, state=state), entries)
-        deal = Action("deal", pending.deck(record.variant))
-        state = engine.apply(state, None, deal)
-        notes = {"deal": pending.revealed(), "seats": record.deal_seats()}
-        entries = (*entries, Entry(None, deal, notes))
-        following = fairness.NextDeal.fresh(seats, shuffler.server_seed())
-        record = replace(record, next_deal=following, dealt=pending.commitment)
-    return Change(replace(record, state=state), entries)
+from schmier.rooms.record import RoomRecord, Seat, bot_seat
 
 
 def revealing(record: RoomRecord) -> bool:
@@ -157,8 +54,12 @@ def act(record: RoomRecord, seat: int, action: Action, shuffler: Shuffler) -> Ch
 
 def for_frame(record: RoomRecord, seat: int, frame: Any, shuffler: Shuffler) -> Change:
     """The change a lobby frame or a game action of `seat` asks for."""
+    if isinstance(frame, Rematch):
+        return rematch.vote(record, seat, shuffler)
+    if record.paused and isinstance(frame, ACTION_FRAMES):
+        raise Refused("paused", "the host has paused the game; wait until it resumes")
     if isinstance(frame, AddBot):
-        return add_bot(record, frame.seat, frame.bot)
+        return rematch.settle(add_bot(record, frame.seat, frame.bot), shuffler)
     if isinstance(frame, RemoveBot):
         return remove_bot(record, frame.seat)
     if isinstance(frame, Start):
@@ -171,18 +72,20 @@ def for_frame(record: RoomRecord, seat: int, frame: Any, shuffler: Shuffler) -> 
 
 
 def add_bot(record: RoomRecord, seat: int, bot: str | None = None) -> Change:
-    """Lobby: a bot of level `bot` (None: the default bot) takes an empty seat."""
+    """Lobby or between games: a bot of level `bot` (None: the default bot) takes an
+    empty seat."""
     if bot is not None and bot not in levels.BY_NAME:
         raise Refused("bad_message", f"unknown bot {bot!r}")
-    _in_lobby(record)
+    _between_games(record)
     if not 0 <= seat < len(record.seats) or record.seats[seat].kind != "empty":
         raise Refused("illegal", "a bot can only sit in an empty seat")
     return Change(record.with_seat(seat, bot_seat(seat, bot)))
 
 
 def remove_bot(record: RoomRecord, seat: int) -> Change:
-    """Lobby: a bot's seat is freed."""
-    _in_lobby(record)
+    """Lobby or between games: a bot's seat is emptied (for a person, or a bot of
+    another level; the next game waits until every seat is taken)."""
+    _between_games(record)
     if not 0 <= seat < len(record.seats) or record.seats[seat].kind != "bot":
         raise Refused("illegal", "that seat holds no bot")
     return Change(record.with_seat(seat, Seat()))
@@ -243,11 +146,17 @@ def _in_lobby(record: RoomRecord) -> None:
         raise Refused("illegal", "the game has already started")
 
 
-def leave(record: RoomRecord, seat: int) -> Change:
+def _between_games(record: RoomRecord) -> None:
+    """Refused unless in the lobby or at `game_over`, where the seats may change."""
+    if record.state is not None and not rematch.between_games(record):
+        raise Refused("illegal", "the seats change in the lobby or between games only")
+
+
+def leave(record: RoomRecord, seat: int, shuffler: Shuffler) -> Change:
     """A player gives the seat up: it empties in the lobby; in a game the default bot
-    takes over."""
+    takes over (at `game_over` the others' rematch may then start)."""
     replacement = Seat() if record.state is None else bot_seat(seat)
-    return Change(record.with_seat(seat, replacement))
+    return rematch.settle(Change(record.with_seat(seat, replacement)), shuffler)
 
 
 class Seating(NamedTuple):
@@ -258,6 +167,17 @@ class Seating(NamedTuple):
     seat: int
     token: str
     took_over: bool
+
+
+NAME_TAKEN = "name taken: someone at this table already has that name; choose another"
+"""The detail of the join's 409 for a name in use (a client tells it by its start)."""
+
+
+def name_key(name: str) -> str:
+    """What two names at one table may not share: the name trimmed, its runs of
+    whitespace as one space, case folded ("sam " is "Sam"). Names reach the room already
+    cleaned (`protocol.http.clean_name`); this compares them."""
+    return " ".join(name.split()).casefold()
 
 
 def join(
@@ -271,7 +191,10 @@ def join(
     """A newcomer takes `wanted` (or the first empty seat); taking a bot's seat takes
     over its hand. `present(seat)`: whether a socket already watches from that seat (a
     player who left and comes back on the same page), which then shows connected.
-    `member`: the club member joining with a member key, who holds one seat at most."""
+    `member`: the club member joining with a member key, who holds one seat at most.
+
+    Two seats may not bear the same name (`name_key`; "Waiting for Sam" must say who),
+    nor a person the name a bot has or would have at this table ("Bot 3"): a 409."""
     seats = record.seats
     if member is not None:
         held = [k for k, s in enumerate(seats) if s.kind == "human" and s.member == member]
@@ -288,6 +211,10 @@ def join(
         if seats[wanted].kind == "human":
             raise JoinRefused(409, "seat taken")
         seat = wanted
+    taken = {name_key(s.name or "") for k, s in enumerate(seats) if k != seat}
+    bots = {name_key(bot_seat(k).name or "") for k in range(len(seats))}
+    if name_key(name) in taken | bots:
+        raise JoinRefused(409, NAME_TAKEN)
     token = new_token()
     human = Seat(
         kind="human",

@@ -16,9 +16,10 @@ from tests.support import loopback
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
 ROOM_SEAT_FIELDS = ("name", "kind", "connected", "bot")
-ROOM_FIELDS = ("code", "next_deal", "deal", "turn_ends_in")
-"""What the server adds to the engine's view: the room's code, the deal commitments and
-the time left of a timed turn."""
+ROOM_FIELDS = ("code", "next_deal", "deal", "turn_ends_in", "host", "paused", "rematch")
+"""What the server adds to the engine's view: the room's code, the deal commitments, the
+time left of a timed turn, and the table's own state (its host, the host's pause, the
+rematch votes)."""
 
 
 def cards_in(value: Any) -> set[str]:
@@ -37,12 +38,23 @@ def cards_in(value: Any) -> set[str]:
 
 
 def engine_part(view: dict[str, Any]) -> dict[str, Any]:
-    """The view without the fields the server adds to the engine's."""
+    """The view without the fields the server adds to the engine's. At `game_over` the
+    room's `legal` (the rematch vote, the seats to change) is not the engine's either,
+    nor while the host has paused the game (`[]`): left out then."""
     out = {k: v for k, v in view.items() if k not in ROOM_FIELDS}
+    if view["phase"] == "game_over" or view.get("paused"):
+        out.pop("legal", None)
     out["seats"] = [
         {k: v for k, v in s.items() if k not in ROOM_SEAT_FIELDS} for s in view["seats"]
     ]
     return out
+
+
+def true_view(state: engine.State, seat: int | None, like: dict[str, Any]) -> dict[str, Any]:
+    """The engine's view of the true `state` for `seat`, with the keys of `like` (an
+    `engine_part`) only, to compare with it."""
+    whole = engine_part(engine.view(state, seat))
+    return {k: v for k, v in whole.items() if k in like}
 
 
 async def ask_hint(client: Any) -> None:

@@ -1,0 +1,125 @@
+"""The actor's side of seats changing hands: a player leaving, the host's frames (a seat
+freed, seats moved or swapped, the rules, a pause), the host's role passing on, and the
+notice to a player whose turn the timer played.
+
+The rules of each are plain functions (`table.leave`, `hosting`); what is left here is
+what only the live room can do: the sockets of a seat follow it when it moves, lose it
+when it is left or freed (a freed seat's sockets are closed with 4401, as a `hello` with
+its old token would be), and the clocks follow the seats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+import orjson
+
+from schmier.logs import event
+from schmier.protocol import CloseCode, FreeSeat, HostFrame
+from schmier.rooms import hosting, table
+from schmier.rooms.change import Change, Shuffler
+from schmier.rooms.clock import Clock
+from schmier.rooms.peers import Peer, Sockets
+from schmier.rooms.record import RoomRecord
+
+
+class SeatedRoom(Protocol):
+    """What this module needs of the room's actor."""
+
+    code: str
+    record: RoomRecord
+    clock: Clock
+    version: int
+
+    @property
+    def apply(self) -> Callable[[Change], Awaitable[None]]:
+        """Commit a change, adopt it, send every view (`RoomActor._apply`)."""
+
+    @property
+    def peers(self) -> Sockets:
+        """The room's sockets."""
+
+    @property
+    def shuffler(self) -> Shuffler:
+        """The room's chance."""
+
+
+async def _moving(room: SeatedRoom, change: Change) -> list[Peer]:
+    """Commit `change`, the sockets of every seat it moves or frees following their
+    seat (from before the commit, so that its views are the right ones: a freed
+    seat's sockets see what a spectator sees); the sockets that lost their seat."""
+    moves = hosting.seat_moves(room.record, change.record)
+    moved = [(peer, peer.seat) for peer in room.peers.all() if peer.seat in moves]
+    for peer, old in moved:
+        assert old is not None
+        peer.seat = moves[old]
+    try:
+        await room.apply(change)
+    except BaseException:
+        for peer, old in moved:
+            peer.seat = old
+        raise
+    room.clock.seats_moved(moves)
+    return [peer for peer, _ in moved if peer.seat is None]
+
+
+async def leave(room: SeatedRoom, seat: int, op: str | None) -> None:
+    """A player gives the seat up; their sockets stay, as spectators'."""
+    change = table.leave(room.record, seat, room.shuffler).with_op(op)
+    # Spectators from now on: the commit's broadcast must not send them the seat's
+    # hand, which from this moment belongs to the bot. (`_moving` cannot tell: a seat
+    # left keeps no token, as a freed one does not.)
+    leavers = room.peers.at(seat)
+    for peer in leavers:
+        peer.seat = None
+    try:
+        await room.apply(change)
+    except BaseException:
+        for peer in leavers:
+            peer.seat = seat
+        raise
+    room.clock.autopilot.discard(seat)
+    bot = room.record.seats[seat].kind == "bot"
+    event("room.leave", room=room.code, seat=seat, bot=bot)
+
+
+async def host(room: SeatedRoom, seat: int, frame: HostFrame, op: str | None) -> None:
+    """Apply a host's frame (or `move_seat`); a refusal raises `Refused`."""
+    change = hosting.for_frame(room.record, seat, frame, room.shuffler).with_op(op)
+    lost = await _moving(room, change)
+    if isinstance(frame, FreeSeat):
+        room.clock.autopilot.discard(frame.seat)
+        for peer in lost:
+            peer.close(CloseCode.BAD_TOKEN, "the seat was freed")
+    event("room.host", room=room.code, seat=seat, frame=frame.type)
+
+
+async def hand_over_if_due(room: SeatedRoom, now: float) -> bool:
+    """When the host has been away `host_away` seconds, the lowest connected person's
+    seat hosts; whether that happened (the timer's work for this turn)."""
+    due = room.clock.host_due(room.record, room.peers.has)
+    if due is None or due > now:
+        return False
+    change = hosting.hand_over(room.record, room.peers.has)
+    if change is None:
+        return False
+    before = room.record.host
+    await room.apply(change)
+    event("room.host_away", room=room.code, host=before, now=room.record.host)
+    return True
+
+
+async def played_for(room: SeatedRoom, seat: int, change: Change) -> None:
+    """Commit a move the room made for `seat`; when the seat is a person's (their turn
+    timer ran out: an away player has no socket to tell), tell that seat's sockets, and
+    nobody else, what was played (`timed_out`, right after the state showing it)."""
+    person = room.record.seats[seat].kind == "human"
+    await room.apply(change)
+    if not person or not change.entries or change.entries[0].seat != seat:
+        return
+    notice = orjson.dumps(
+        {"type": "timed_out", "seq": room.version, "action": change.entries[0].action.to_json()}
+    )
+    for peer in room.peers.at(seat):
+        peer.send(notice)

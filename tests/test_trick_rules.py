@@ -179,7 +179,7 @@ def positions(draw: Any) -> dict[str, Any]:
     for c, s in zip(deck, owner, strict=False):
         if s >= 0:
             hands[s] |= 1 << c
-    # The hand's first lead is the bidder's, who named a trump it could lead (RULES.md).
+    # The hand's first lead is the bidder's, who named a trump it could lead.
     leads = [c for c in cards_of(hands[leader]) if may_lead(t, v.first_lead_trump, True, c)]
     assume(done or played or leads)
     return {

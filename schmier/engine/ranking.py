@@ -1,11 +1,11 @@
 """What a trump suit does to the deck: which cards are trumps, how every card ranks,
 which suit each card follows, and which cards carry the points a trick can take.
 
-This is the trump order of the rule book (RULES.md step 6), the one definition that the
-trick rules (`tricks.py`), scoring, the discards, the published rule book
-(`description.py`) and the bots all read. Computed once per (game, trump suit) and
-cached, so the hot path of play is table look-ups and bit masks rather than rank
-comparisons with special cases for bauers and jokers.
+This is the trump order of the rules (docs/rules.md, "Trumps and the order of the
+cards"), the one definition that the trick rules (`tricks.py`), scoring, the discards,
+the published rule book (`description.py`) and the bots all read. Computed once per
+(game, trump suit) and cached, so the hot path of play is table look-ups and bit masks
+rather than rank comparisons with special cases for bauers and jokers.
 """
 
 from __future__ import annotations

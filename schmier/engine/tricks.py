@@ -1,7 +1,7 @@
 """The trick rules, defined once: which cards a seat may play, and which card takes a trick.
 
 The rules are the predicates at the top (`may_lead`, `may_follow`, `beats`), written as
-the rule book says them (RULES.md step 6) over a trump suit's consequences
+the rules say them (docs/rules.md, "6. Play") over a trump suit's consequences
 (`ranking.Trumps`: the trump order, the suit each card follows) and the house rules that
 change trick play (`trump_anytime`, `joker_order`). Nothing plays tricks by asking them
 card by card: `trick_rules` works them out once for every card into bit masks

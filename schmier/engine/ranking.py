@@ -42,7 +42,7 @@ class Trumps:
     #: Effective suit per card (trumps: the trump suit); -1 for cards not in the deck.
     esuit: tuple[int, ...]
     #: Trick-taking power per card: trumps TRUMP_BASE and above, others their rank.
-    #: Two jokers have the same power (the `joker_order` house rule settles them).
+    #: Two jokers have the same power (a house rule settles them: `tricks.outranks`).
     power: tuple[int, ...]
     #: The natural trumps, highest first.
     order: tuple[int, ...]
@@ -71,7 +71,7 @@ def trumps(variant: str, suit: int | None) -> Trumps:
             esuit[c] = c // 13
     for j in v.jokers:
         # Every joker ranks below the lowest natural trump; two jokers tie here and
-        # the joker_order house rule breaks the tie inside a trick (tricks.outranks).
+        # a house rule breaks the tie inside a trick (tricks.outranks).
         power[j] = TRUMP_BASE
         esuit[j] = JOKER_SUIT if suit is None else suit
     if suit is None:

@@ -4,7 +4,7 @@ A world is every seat's hand as a bit mask plus what the hand has earned so far
 (`Tally`). `play_out` plays it to the last trick, each card chosen by the rollout
 policy (`policy.pick`, cheap rules of thumb that see the whole world: it is a
 determinized world, nobody's secret) or uniformly at random, and `outcome` scores it
-as the engine does (RULES.md step 7 and 8). Who may play what and who takes a trick
+as the engine does (docs/rules.md, steps 7 and 8). Who may play what and who takes a trick
 are the engine's trick rules (`tricks.TrickRules`, which `Tab` extends), read inline
 from their tables so that a card costs a few mask operations; `tests/test_trick_rules.py`
 pins the loop to the rules' definition and `tests/test_bots_search.py` plays random

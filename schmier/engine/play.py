@@ -3,21 +3,23 @@ closed and its winner to lead, the hand scored after the last trick."""
 
 from __future__ import annotations
 
-from . import tricks
 from .actions import PLAYS, Action
 from .cards import cards_of, describe
 from .dealing import HAND_SIZE
 from .errors import IllegalAction
 from .scoring import finish_hand
 from .state import State, evolve
+from .tricks import NO_LEAD, of_state, winner
+from .tricks import playable as trick_playable
 
 
 def playable(state: State, seat: int) -> int:
     """The cards `seat` may play now, as a mask."""
-    assert state.trump is not None
-    tr = tricks.of_state(state)
-    led = tr.esuit[state.trick[0][1]] if state.trick else tricks.NO_LEAD
-    return tricks.playable(tr, state.hands[seat], led, not state.tricks)
+    tr = of_state(state)
+    trick = state.trick
+    return trick_playable(
+        tr, state.hands[seat], tr.esuit[trick[0][1]] if trick else NO_LEAD, not state.tricks
+    )
 
 
 def moves(state: State, seat: int) -> list[Action]:
@@ -53,8 +55,7 @@ def step(state: State, seat: int, c: int) -> State:
             trump_public=trump_public,
             partner_revealed=partner_revealed,
         )
-    assert state.trump is not None
-    won_by = tricks.winner(tricks.of_state(state), trick)
+    won_by = winner(of_state(state), trick)
     state = evolve(
         state,
         hands=hands,

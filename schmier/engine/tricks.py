@@ -163,7 +163,7 @@ def of_view(variant: str, trump: int | None, rules: Mapping[str, Any]) -> TrickR
 def playable(tr: TrickRules, hand: int, led: int, first: bool) -> int:
     """The cards of `hand` that may be played to a trick of effective suit `led`
     (`NO_LEAD`: leading; `first`: the hand's first lead)."""
-    if led < 0:
+    if led == NO_LEAD:
         return hand & tr.first_lead if first else hand
     if hand & tr.follow[led]:
         return hand & tr.following[led]

@@ -113,19 +113,10 @@ def trick_rules(
     v = VARIANT_TABLE[variant]
     t = trumps(variant, trump)
     deck = v.deck
-    led_suits = range(EFFECTIVE_SUITS)
     first_lead = mask_of(c for c in deck if may_lead(t, v.first_lead_trump, True, c))
     following = tuple(
-        mask_of(c for c in deck if may_follow(t, trump_anytime, led, c)) for led in led_suits
-    )
-    # beats = may_take and outranks: each part asked once per card (or pair of cards),
-    # the tables' rows their intersections.
-    takers = [mask_of(c for c in deck if may_take(t, led, c)) for led in led_suits]
-    above = [0] * CARD_COUNT
-    for best in deck:
-        above[best] = mask_of(c for c in deck if outranks(t, joker_order, c, best))
-    beaters = tuple(
-        tuple(takers[led] & above[best] for best in range(CARD_COUNT)) for led in led_suits
+        mask_of(c for c in deck if may_follow(t, trump_anytime, led, c))
+        for led in range(EFFECTIVE_SUITS)
     )
     return TrickRules(
         trumps=t,
@@ -141,7 +132,26 @@ def trick_rules(
         game=GAME_VALUE,
         first_lead=first_lead,
         following=following,
-        beaters=beaters,
+        beaters=_beaters(variant, trump, joker_order),
+    )
+
+
+@cache
+def _beaters(
+    variant: str, trump: int | None, joker_order: str | None
+) -> tuple[tuple[int, ...], ...]:
+    """`TrickRules.beaters` (the same with and without `trump_anytime`, so built once
+    for both): beats = may_take and outranks, each part asked once per card (or pair of
+    cards), the rows their intersections."""
+    t = trumps(variant, trump)
+    deck = VARIANT_TABLE[variant].deck
+    takers = [mask_of(c for c in deck if may_take(t, led, c)) for led in range(EFFECTIVE_SUITS)]
+    above = [0] * CARD_COUNT
+    for best in deck:
+        above[best] = mask_of(c for c in deck if outranks(t, joker_order, c, best))
+    return tuple(
+        tuple(takers[led] & above[best] for best in range(CARD_COUNT))
+        for led in range(EFFECTIVE_SUITS)
     )
 
 

@@ -116,6 +116,7 @@ def playouts(variant: str, hands: int, seed: int) -> dict[str, Any]:
     """Hands per CPU second of the search's playouts, random and with its rollout policy."""
     from schmier.engine.bots.playout import Tally, outcome, play_out
     from schmier.engine.bots.tables import card_int, tab
+    from schmier.engine.tricks import trick_rules
 
     book = engine.describe(variant)
     n = int(book["seats"])
@@ -136,8 +137,8 @@ def playouts(variant: str, hands: int, seed: int) -> dict[str, Any]:
                 for c in deck[6 * s : 6 * s + 6]:
                     hs[s] |= 1 << c
             bidder = rng.randrange(n)
-            trump = rng.choice([x for i, x in enumerate("SHDC") if hs[bidder] & suit_masks[i]])
-            tb = tab(variant, trump, bool(rng.random() < 0.5), "first_high")
+            trump = rng.choice([i for i in range(4) if hs[bidder] & suit_masks[i]])
+            tb = tab(trick_rules(variant, trump, bool(rng.random() < 0.5), "first_high"))
             if book["fixed_teams"]:
                 side_of = [(s - bidder) % teams for s in range(n)]
             else:

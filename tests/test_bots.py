@@ -22,6 +22,7 @@ import pytest
 from schmier import engine
 from schmier.engine import bots, cardsense
 from schmier.engine.bots import POLICIES, choose, search
+from schmier.engine.tricks import of_view
 
 # ------------------------------------------------------------------ hand-built views
 
@@ -635,9 +636,8 @@ def check_tricks(variant: str, rules: dict[str, Any], seed: int) -> int:
             for trick in view["tricks"]:
                 cards = [e["card"] for e in trick["cards"]]
                 seats = [e["seat"] for e in trick["cards"]]
-                won = cardsense.winning_index(
-                    cards, view["trump"], variant, rules.get("joker_order")
-                )
+                suit = "SHDC".index(view["trump"])
+                won = cardsense.winning_index(cards, of_view(variant, suit, rules))
                 assert seats[won] == trick["winner"], (variant, view["trump"], trick)
                 checked += 1
         state = engine.apply(state, seat, choose("heuristic", view, rng))

@@ -1,10 +1,11 @@
 """The search bot: its playout simulator plays the engine's rules, its worlds fit the
 view, its answers are legal and reproducible, and it thinks for a fixed budget.
 
-The simulator (`bots.playout`, `bots.tricks`, `bots.tables`) re-implements trick play
-and scoring on int cards for speed, so it is checked against the engine on random
-games under random house rules: at every card the same legal cards, the same trick
-winners, and at the end of every hand the same score changes.
+The simulator (`bots.playout`, `bots.tables`) plays tricks on the engine's trick rules
+(`engine.tricks`), inline for speed, and scores on its own tally, so it is checked
+against the engine on random games under random house rules: at every card the same
+legal cards, the same trick winners, and at the end of every hand the same score
+changes.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from schmier.engine.bots import handsim, search
 from schmier.engine.bots.playout import Tally, outcome, play_out
 from schmier.engine.bots.race import WIN, Race, race_of
 from schmier.engine.bots.tables import bits, card_int, tab
-from schmier.engine.bots.tricks import beats, playable
 from schmier.engine.bots.worlds import Know, sample
 from schmier.engine.cards import CARD_NAMES
+from schmier.engine.tricks import beats, of_state, playable, trick_rules
+from schmier.engine.tricks import winner as trick_winner
 
 VARIANTS = ["schmier6", "schmier5", "wisconsin4"]
 
@@ -51,9 +53,8 @@ def random_move(state: engine.State, seat: int, rng: random.Random) -> engine.Ac
 
 
 def sim_tab(state: engine.State) -> Any:
-    rules = state.rules
     assert state.trump is not None
-    return tab(state.variant.name, "SHDC"[state.trump], rules.trump_anytime, rules.joker_order)
+    return tab(of_state(state))
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -84,11 +85,7 @@ def test_the_simulator_plays_and_scores_as_the_engine(variant: str) -> None:
             if before.phase == "play" and len(before.trick) == n - 1:
                 tb = sim_tab(before)
                 trick = [*before.trick, (seat, move.arg)]
-                led = tb.esuit[trick[0][1]]
-                w_seat, w_card = trick[0]
-                for s, c in trick[1:]:
-                    if beats(tb, c, led, w_card, tb.power[w_card]):
-                        w_seat, w_card = s, c
+                w_seat = trick_winner(tb, trick)
                 assert w_seat == (state.tricks[-1][1] if state.tricks else state.last_hand.bidder)
                 if state.phase in ("hand_over", "game_over"):
                     check_score(before, state, seat, move.arg)
@@ -129,12 +126,12 @@ def check_score(before: engine.State, after: engine.State, seat: int, last: int)
 def test_the_rollouts_look_ups_say_what_the_rules_say(variant: str) -> None:
     """The rollout policy reads who can take a trick, the boss trump and the higher
     cards of a suit from tables worked out once (`Tab.beaters`, `reach`, `above`);
-    they must answer as `tricks.beats` and the powers do, for every trump (or none
-    yet), every suit led and every house rule that changes who takes a trick."""
-    for trump in (None, "S", "H", "D", "C"):
+    they must answer as the rules' `tricks.beats` and the powers do, for every trump
+    (or none yet), every suit led and every house rule that changes who takes a trick."""
+    for trump in (None, 0, 1, 2, 3):
         for anytime in (False, True):
             for order in (None, "first_high", "second_high"):
-                tb = tab(variant, trump, anytime, order)
+                tb = tab(trick_rules(variant, trump, anytime, order))
                 deck = bits(tb.deck)
                 for best in deck:
                     p = tb.power[best]
@@ -143,7 +140,7 @@ def test_the_rollouts_look_ups_say_what_the_rules_say(variant: str) -> None:
                         reach = bool(tb.mask >> x & 1) and tb.power[x] >= p
                         assert bool(tb.reach[best] >> x & 1) == reach
                         for led in range(5):
-                            takes = beats(tb, x, led, best, p)
+                            takes = beats(tb.trumps, order, led, best, x)
                             assert bool(tb.beaters[led][best] >> x & 1) == takes, (
                                 trump,
                                 order,

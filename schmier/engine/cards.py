@@ -33,6 +33,8 @@ RANK_NAMES = (
 X1 = 52
 X2 = 53
 JOKERS = (X1, X2)
+#: Every card index is below this: the 52 natural cards, then the two jokers.
+CARD_COUNT = 54
 
 TEN = RANKS.index("T")
 JACK = RANKS.index("J")

@@ -1,11 +1,12 @@
 """Card sense for the bots: which cards are trumps, how they rank, who takes a trick,
-which cards carry points.
+which cards carry points, on the protocol's card strings (``"AS"``, ``"X1"``).
 
-A bot sees the protocol's card strings (``"AS"``, ``"X1"``) and the game's rule book,
-``engine.describe(variant)``, which is public; everything here is derived from those
-two, never from the engine's int encoding or from the game's name. Memoised: pure
-functions of a few strings, asked hundreds of times per decision, over a small key space
-(cards × trumps × games).
+The heuristic players reason on the view's strings; what they ask is answered from the
+engine's one definition of the cards (`ranking.Trumps`: the trump order, the point
+cards; `tricks.TrickRules`: who takes a trick under the room's house rules; the count
+towards game of `cards.GAME_VALUE`), looked up by card name, never from the game's name.
+Memoised: pure functions of a few strings, asked hundreds of times per decision, over a
+small key space (cards × trumps × games).
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from .cards import RANKS
+from .cards import CARD_INDEX, CARD_NAMES, GAME_VALUE, RANKS, SUITS
 from .description import describe
-
-#: Game count of each rank (``docs/rules.md`` step 7); jokers count 1.
-GAME_VALUE = {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}
+from .ranking import JOKER_SUIT, Trumps, trumps
+from .tricks import TrickRules
 
 #: The power of a joker: below every natural trump; two jokers tie (see `beats`).
 JOKER_POWER = 1
@@ -63,13 +63,17 @@ def _powers(trump: str, variant: str) -> dict[str, int]:
     return powers
 
 
+def _trumps(trump: str | None, variant: str) -> Trumps:
+    return trumps(variant, None if trump is None else SUITS.index(trump))
+
+
 @cache
 def is_trump(card: str, trump: str | None, variant: str) -> bool:
-    """The cards of the rule book's trump order: the trump suit, a left bauer where the
-    game has one, the jokers. With no trump known, only the jokers."""
+    """The trumps: the trump suit, a left bauer where the game has one, the jokers. With
+    no trump known, only the jokers (a trump whatever the suit)."""
     if trump is None:
         return is_joker(card)
-    return card in _powers(trump, variant)
+    return bool(_trumps(trump, variant).mask >> CARD_INDEX[card] & 1)
 
 
 @cache
@@ -79,9 +83,12 @@ def effective_suit(card: str, trump: str | None, variant: str) -> str:
     With no trump known a joker keeps its own pseudo-suit ``"X"``; this only happens
     when a bot reasons about a hand before trump exists.
     """
-    if is_trump(card, trump, variant):
-        return trump if trump is not None else "X"
-    return card[1]
+    return _letter(_trumps(trump, variant).esuit[CARD_INDEX[card]])
+
+
+def _letter(esuit: int) -> str:
+    """An effective suit as a letter (``"X"``: the jokers' own, before trump)."""
+    return "X" if esuit == JOKER_SUIT else SUITS[esuit]
 
 
 def trump_power(card: str, trump: str | None, variant: str) -> int:
@@ -97,62 +104,34 @@ def plain_power(card: str) -> int:
 
 
 @cache
-def beats(
-    challenger: str,
-    incumbent: str,
-    led: str,
-    trump: str | None,
-    variant: str,
-    joker_order: str | None,
-) -> bool:
-    """Whether `challenger`, played after `incumbent` (now winning), takes the trick.
-
-    `led` is the effective suit of the trick's first card. Two jokers are settled by
-    `joker_order`: ``first_high`` keeps the earlier one.
-    """
-    c_trump = is_trump(challenger, trump, variant)
-    i_trump = is_trump(incumbent, trump, variant)
-    if c_trump and not i_trump:
-        return True
-    if i_trump and not c_trump:
-        return False
-    if c_trump and i_trump:
-        cp = trump_power(challenger, trump, variant)
-        ip = trump_power(incumbent, trump, variant)
-        if cp == ip:  # two jokers
-            return joker_order == "second_high"
-        return cp > ip
-    if challenger[1] != led:
-        return False
-    return incumbent[1] != led or plain_power(challenger) > plain_power(incumbent)
+def beats(challenger: str, incumbent: str, led: str, tricks: TrickRules) -> bool:
+    """Whether `challenger`, played after `incumbent` (now winning), takes the trick,
+    under the trick rules `tricks` (`tricks.of_view`: the game, its trump, the room's
+    house rules). `led` is the effective suit of the trick's first card."""
+    row = tricks.beaters[JOKER_SUIT if led == "X" else SUITS.index(led)]
+    return bool(row[CARD_INDEX[incumbent]] >> CARD_INDEX[challenger] & 1)
 
 
-def winning_index(
-    cards: Sequence[str], trump: str | None, variant: str, joker_order: str | None
-) -> int:
+def winning_index(cards: Sequence[str], tricks: TrickRules) -> int:
     """Index, within `cards` in play order, of the card currently taking the trick."""
-    led = effective_suit(cards[0], trump, variant)
+    led = _letter(tricks.esuit[CARD_INDEX[cards[0]]])
     best = 0
     for i in range(1, len(cards)):
-        if beats(cards[i], cards[best], led, trump, variant, joker_order):
+        if beats(cards[i], cards[best], led, tricks):
             best = i
     return best
 
 
 def game_value(card: str) -> int:
     """The card's contribution to the game count (A 4, K 3, Q 2, J 1, T 10, joker 1)."""
-    if is_joker(card):
-        return 1
-    return GAME_VALUE.get(card[0], 0)
+    return GAME_VALUE[CARD_INDEX[card]]
 
 
 @cache
 def point_cards(trump: str, variant: str) -> tuple[str, ...]:
     """The cards whose point goes to the trick's winner once `trump` is known: the jacks
-    among the trumps (the right and the left bauer, or the one jack), then the jokers,
-    in the rule book's trump order."""
-    order = describe(variant)["trump_order"][trump]
-    return tuple(c for c in order if c[0] == "J") + tuple(c for c in order if is_joker(c))
+    among the trumps (the right and the left bauer, or the one jack), then the jokers."""
+    return tuple(CARD_NAMES[c] for c in _trumps(trump, variant).captured)
 
 
 def is_capturable_point(card: str, trump: str | None, variant: str) -> bool:

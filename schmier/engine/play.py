@@ -1,56 +1,29 @@
-"""Trick play: following suit, trumping, and who wins a trick."""
+"""The play phase: a card checked against the trick rules (`tricks.py`), the trick
+closed and its winner to lead, the hand scored after the last trick."""
 
 from __future__ import annotations
 
 from .actions import PLAYS, Action
-from .cards import X1, cards_of, describe
+from .cards import cards_of, describe
 from .dealing import HAND_SIZE
 from .errors import IllegalAction
-from .ranking import Trumps, trumps
 from .scoring import finish_hand
-from .state import Play, State, evolve
+from .state import State, evolve
+from .tricks import NO_LEAD, of_state, winner
+from .tricks import playable as trick_playable
 
 
 def playable(state: State, seat: int) -> int:
     """The cards `seat` may play now, as a mask."""
-    hand = state.hands[seat]
-    assert state.trump is not None
-    t = trumps(state.variant.name, state.trump)
-    if not state.trick:
-        if state.variant.first_lead_trump and not state.tricks:
-            return hand & t.naturals
-        return hand
-    follow = hand & t.follow[t.esuit[state.trick[0][1]]]
-    if not follow:
-        return hand
-    if state.rules.trump_anytime:
-        return follow | (hand & t.mask)
-    return follow
+    tr = of_state(state)
+    trick = state.trick
+    return trick_playable(
+        tr, state.hands[seat], tr.esuit[trick[0][1]] if trick else NO_LEAD, not state.tricks
+    )
 
 
 def moves(state: State, seat: int) -> list[Action]:
     return [PLAYS[c] for c in cards_of(playable(state, seat))]
-
-
-def winner(trick: tuple[Play, ...], t: Trumps, joker_order: str | None) -> int:
-    """The seat that wins `trick`: the highest trump, else the highest card of the suit led.
-
-    Two jokers have the same power; `joker_order` decides between them (`first_high`:
-    the one played first keeps the trick).
-    """
-    power = t.power
-    esuit = t.esuit
-    led = esuit[trick[0][1]]
-    best_seat, best_card = trick[0]
-    best = power[best_card]
-    second_high = joker_order == "second_high"
-    for seat, c in trick[1:]:
-        if esuit[c] != led and not (t.mask >> c & 1):
-            continue
-        p = power[c]
-        if p > best or (p == best and second_high and c >= X1 and best_card >= X1):
-            best_seat, best_card, best = seat, c, p
-    return best_seat
 
 
 def apply(state: State, seat: int, c: int) -> State:
@@ -58,7 +31,7 @@ def apply(state: State, seat: int, c: int) -> State:
     if not playable(state, seat) >> c & 1:
         if not state.hands[seat] >> c & 1:
             raise IllegalAction(f"you do not hold the {describe(c)}")
-        if state.variant.first_lead_trump and not state.tricks and not state.trick:
+        if not state.trick:  # every held card may lead, but for the first lead's rule
             raise IllegalAction("the first lead must be a natural card of your trump suit")
         raise IllegalAction(f"you must follow suit; the {describe(c)} may not be played now")
     return step(state, seat, c)
@@ -82,8 +55,7 @@ def step(state: State, seat: int, c: int) -> State:
             trump_public=trump_public,
             partner_revealed=partner_revealed,
         )
-    assert state.trump is not None
-    won_by = winner(trick, trumps(state.variant.name, state.trump), state.rules.joker_order)
+    won_by = winner(of_state(state), trick)
     state = evolve(
         state,
         hands=hands,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .cards import GAME_VALUE, X1, X2, cards_of
+from .cards import GAME_VALUE, cards_of
 from .ranking import trumps
 from .state import LastHand, State, evolve
 
@@ -96,11 +96,9 @@ def _earners(
     naturals = [c for c in in_play_trumps if t.naturals >> c & 1]
     low = min(naturals, key=t.power.__getitem__)
     by: dict[str, int | None] = {"high": played_by[high], "low": played_by[low], "game": None}
-    if v.left_bauer:
-        specials = {"right": t.right, "left": t.left, "joker": X1}
-    else:
-        specials = {"jack": t.right, "joker1": X1, "joker2": X2}
-    for name, c in specials.items():
+    # The other points are the captured cards', in the same order (ranking.Trumps).
+    captured = [name for name in v.points if name not in by]
+    for name, c in zip(captured, t.captured, strict=True):
         by[name] = won_by.get(c)
     return by, totals
 

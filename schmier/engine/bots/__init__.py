@@ -18,8 +18,8 @@ The policies, one module each:
     strength.
 ``strong`` (`search`, with `worlds`, `handsim`, `playout`, `policy`, `endgame`)
     determinized Monte Carlo search over the worlds the seat cannot tell apart, on a
-    playout simulator of its own (`tables`, `tricks`, `drawing`), for a fixed budget of
-    worlds and playouts.
+    playout simulator of its own (`tables`, the engine's trick rules with the rollout
+    policy's look-ups; `drawing`), for a fixed budget of worlds and playouts.
 ``easy`` (`easy`)
     the heuristic with a casual player's slips.
 

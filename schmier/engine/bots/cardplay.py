@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import RANKS
+from ..cards import RANKS, SUITS
 from ..cardsense import (
     beats,
     effective_suit,
@@ -17,6 +17,7 @@ from ..cardsense import (
     trump_power,
     winning_index,
 )
+from ..tricks import TrickRules, of_view
 from .reading import Answer, View, hand_of, rule_book, seat_count, trump_of, variant_of
 
 #: What one unit of game count is worth, in points, when weighing a trick. The game
@@ -41,8 +42,9 @@ class Table:
         self.variant = variant_of(view)
         self.book = rule_book(view)
         self.trump = trump_of(view)
-        rules = view.get("rules") or {}
-        self.joker_order: str | None = rules.get("joker_order")
+        suit = None if self.trump is None else SUITS.index(self.trump)
+        #: Who takes a trick, under the room's house rules.
+        self.tricks: TrickRules = of_view(self.variant, suit, view.get("rules") or {})
         self.n = seat_count(view)
         self.me = int(view["you"])
         self.hand = hand_of(view)
@@ -102,12 +104,9 @@ class Table:
         """Whether some card not yet seen could still beat `card` in this trick.
 
         Conservative: an unseen card may be in the stock or a discard. A side card can
-        be trumped by any unseen trump (a void or ``trump_anytime``).
+        be trumped by any unseen trump (its holder may be void, or allowed to trump).
         """
-        for other in self.unseen:
-            if beats(other, card, led, self.trump, self.variant, self.joker_order):
-                return True
-        return False
+        return any(beats(other, card, led, self.tricks) for other in self.unseen)
 
     def keep_cost(self, card: str, led: str) -> float:
         """What playing `card` now gives up: its power to take a later trick.
@@ -155,12 +154,12 @@ def _follow_score(table: Table, card: str) -> float:
     assert table.trick
     trick_cards = [c for _, c in table.trick]
     led = effective_suit(trick_cards[0], table.trump, table.variant)
-    win = winning_index(trick_cards, table.trump, table.variant, table.joker_order)
+    win = winning_index(trick_cards, table.tricks)
     win_seat, win_card = table.trick[win]
     later = _later_seats(table)
     hostile_after = [s for s in later if s not in table.friends]
     friend_after = any(s in table.friends for s in later)
-    takes = beats(card, win_card, led, table.trump, table.variant, table.joker_order)
+    takes = beats(card, win_card, led, table.tricks)
     if takes:
         if not hostile_after or not table.beaten_by_unseen(card, led):
             p = 1.0

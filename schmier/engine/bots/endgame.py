@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..dealing import HAND_SIZE
+from ..tricks import NO_LEAD, playable, winner
 from .playout import Tally, outcome, utility
 from .race import Race
 from .tables import Tab, bits
-from .tricks import beats, playable
 
 #: Solve exactly when at most this many cards are left in the hand of the seat to play.
 EXACT_CARDS = 2
@@ -58,10 +59,10 @@ class Solver:
     ) -> float:
         """The viewer's utility with best play from here by every seat."""
         tb = self.tb
-        if done == 6:
+        if done == HAND_SIZE:
             deltas = outcome(tally, self.side_of, self.sides, self.bid, self.bank)
             return utility(deltas, self.side_of, self.me, self.race)
-        led = tb.esuit[trick[0][1]] if trick else -1
+        led = tb.esuit[trick[0][1]] if trick else NO_LEAD
         legal = playable(tb, hands[seat], led, done == 0)
         maximise = self.side_of[seat] == self.mine
         best = -1e9 if maximise else 1e9
@@ -97,12 +98,7 @@ class Solver:
         trick = [*trick, (seat, c)]
         if len(trick) < tb.seats:
             return self.value(hands, trick, (seat + 1) % tb.seats, done, tally, alpha, beta)
-        led = tb.esuit[trick[0][1]]
-        w_seat, w_card = trick[0]
-        w_pow = tb.power[w_card]
-        for s, x in trick[1:]:
-            if beats(tb, x, led, w_card, w_pow):
-                w_seat, w_card, w_pow = s, x, tb.power[x]
+        w_seat = winner(tb, trick)
         t2 = tally.copy()
         t2.count_trick(tb, trick, w_seat)
         return self.value(hands, [], w_seat, done + 1, t2, alpha, beta)

@@ -15,6 +15,7 @@ from itertools import combinations
 from typing import Any
 
 from ..cards import CARD_NAMES, SUITS
+from ..tricks import of_view
 from .drawing import call_card, exchange_all, keep_value, take_kitty, to_six
 from .playout import Tally, outcome, play_out, utility
 from .reading import Answer, Legal, View
@@ -34,10 +35,7 @@ Result = tuple[list[int], list[int]]
 
 
 def _tab(know: Know, suit: int) -> Tab:
-    rules = know.rules
-    return tab(
-        know.variant, SUITS[suit], bool(rules.get("trump_anytime")), rules.get("joker_order")
-    )
+    return tab(of_view(know.variant, suit, know.rules))
 
 
 def simulate(
@@ -69,8 +67,8 @@ def simulate(
     discarded = [0] * n
     if book["kitty"] and not kitty_taken:
         stock = take_kitty(hands, stock, bidder, int(know.rules.get("kitty") or 0))
-    if book["first_lead_trump"] and not hands[bidder] & tb.naturals:
-        return None  # not a trump this bidder may name
+    if not hands[bidder] & tb.first_lead:
+        return None  # not a trump this bidder may name: it could not make the first lead
     if not discards_done:
         _discard(know, tb, hands, stock, bidder, discarded, my_discard)
     elif know.me == bidder:

@@ -4,9 +4,11 @@ A world is every seat's hand as a bit mask plus what the hand has earned so far
 (`Tally`). `play_out` plays it to the last trick, each card chosen by the rollout
 policy (`policy.pick`, cheap rules of thumb that see the whole world: it is a
 determinized world, nobody's secret) or uniformly at random, and `outcome` scores it
-as the engine does (docs/rules.md steps 7 and 8). The rules here are the engine's, on the
-same int cards: `tests/test_bots_search.py` plays random games through both and checks
-that they offer the same cards and score the same points.
+as the engine does (docs/rules.md, steps 7 and 8). Who may play what and who takes a trick
+are the engine's trick rules (`tricks.TrickRules`, which `Tab` extends), read inline
+from their tables so that a card costs a few mask operations; `tests/test_trick_rules.py`
+pins the loop to the rules' definition and `tests/test_bots_search.py` plays random
+games through it and the engine to the same score.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from ..dealing import HAND_SIZE
+from ..tricks import NO_LEAD, taking
 from .policy import foes_after, pick
 from .race import Race
 from .tables import Tab
-from .tricks import beats
 
 
 class Tally:
@@ -80,14 +83,13 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
     n = tb.seats
     esuit = tb.esuit
     power = tb.power
-    trump = tb.trump
     game = tb.game
     tmask = tb.mask
     naturals = tb.naturals
     follow = tb.follow
-    anytime = tb.trump_anytime
-    second_high = tb.second_high
-    first_natural = tb.first_lead_trump
+    following = tb.following
+    first_lead = tb.first_lead
+    beaters = tb.beaters
     spec_mask = tb.spec_mask
     spec_index = tb.spec_index
     cap = tally.cap
@@ -98,25 +100,20 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
     trick = list(trick)
     if trick:
         led = esuit[trick[0][1]]
-        win_seat, win_card = trick[0]
-        win_pow = power[win_card]
-        for s, c in trick[1:]:
-            if beats(tb, c, led, win_card, win_pow):
-                win_seat, win_card, win_pow = s, c, power[c]
+        win_seat, win_card = taking(tb, trick)
     else:
-        led = win_seat = win_card = win_pow = -1
+        led = win_seat = win_card = NO_LEAD
     after = foes_after(tuple(side_of)) if smart else ()
     seat = turn
-    while done < 6:
+    while done < HAND_SIZE:
         hand = hands[seat]
-        if led < 0:
-            legal = hand & naturals if first_natural and done == 0 else hand
+        # tricks.playable, inline: the first lead, following, or any card.
+        if led == NO_LEAD:
+            legal = hand & first_lead if done == 0 else hand
+        elif hand & follow[led]:
+            legal = hand & following[led]
         else:
-            legal = hand & follow[led]
-            if not legal:
-                legal = hand
-            elif anytime:
-                legal |= hand & tmask
+            legal = hand
         if legal & (legal - 1) == 0:
             c = legal.bit_length() - 1
         elif smart:
@@ -130,20 +127,17 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
             c = (legal & -legal).bit_length() - 1
         hands[seat] = hand ^ (1 << c)
         trick.append((seat, c))
-        p = power[c]
-        if tmask >> c & 1:
+        if tmask >> c & 1:  # high and low: the highest trump, the lowest natural one
+            p = power[c]
             if p > high_pow:
                 high_pow, high_seat = p, seat
             if p < low_pow and naturals >> c & 1:
                 low_pow, low_seat = p, seat
-        if led < 0:
-            led, win_seat, win_card, win_pow = esuit[c], seat, c, p
-        else:
-            e = esuit[c]
-            if (e in (led, trump)) and (
-                p > win_pow or (p == win_pow and second_high and c >= 52 and win_card >= 52)
-            ):
-                win_seat, win_card, win_pow = seat, c, p
+        # tricks.taking, inline: the first card, or one that beats the winner so far.
+        if led == NO_LEAD:
+            led, win_seat, win_card = esuit[c], seat, c
+        elif beaters[led][win_card] >> c & 1:
+            win_seat, win_card = seat, c
         if len(trick) == n:
             g = 0
             for _, tc in trick:
@@ -154,7 +148,7 @@ def play_out(  # noqa: C901 - the hot loop: one function, so that its names stay
             done += 1
             seat = win_seat
             trick = []
-            led = win_seat = win_card = win_pow = -1
+            led = win_seat = win_card = NO_LEAD
         else:
             seat += 1
             if seat == n:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
+from ..tricks import playable
 from .tables import Tab, bits
-from .tricks import playable
 
 
 def _beaten_later(

@@ -21,13 +21,13 @@ import random
 from dataclasses import dataclass
 
 from ..cards import CARD_NAMES
+from ..tricks import winner as trick_winner
 from . import handsim
 from .discards import discard as heuristic_discard
 from .endgame import Solver, exact_cards
 from .playout import Tally, outcome, play_out, utility
 from .reading import Answer, Legal, View
 from .tables import bits, card_int
-from .tricks import beats
 from .worlds import Know, World, sample
 
 
@@ -168,12 +168,7 @@ def _finish(
     n = know.n
     if len(trick) == n:
         # The viewer's card closed the trick: book it, its winner leads the next.
-        led = tb.esuit[trick[0][1]]
-        w_seat, w_card = trick[0]
-        w_pow = tb.power[w_card]
-        for s, x in trick[1:]:
-            if beats(tb, x, led, w_card, w_pow):
-                w_seat, w_card, w_pow = s, x, tb.power[x]
+        w_seat = trick_winner(tb, trick)
         tally.count_trick(tb, trick, w_seat)
         play_out(tb, hands, [], w_seat, done + 1, tally, side_of, rng, smart)
         return

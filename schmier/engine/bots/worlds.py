@@ -17,7 +17,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..cards import SUITS
 from ..description import describe
+from ..tricks import of_view
 from .race import race_of
 from .reading import View
 from .tables import Tab, bits, card_int, mask_of_names, tab
@@ -48,9 +50,8 @@ class Know:
         self.bid = int(view.get("bid") or 0)
         trump = view.get("trump") or view.get("my_trump")
         self.trump: str | None = str(trump) if trump else None
-        self.tb: Tab = tab(
-            self.variant, self.trump, bool(rules.get("trump_anytime")), rules.get("joker_order")
-        )
+        suit = None if self.trump is None else SUITS.index(self.trump)
+        self.tb: Tab = tab(of_view(self.variant, suit, rules))
         self.hand = mask_of_names(view.get("hand") or ())
         self.my_discards = mask_of_names(view.get("my_discards") or ())
         self.counts = [int(s["cards"]) for s in view["seats"]]
@@ -93,11 +94,8 @@ class Know:
                 continue
             led = tb.esuit[plays[0][1]]
             for seat, c in plays[1:]:
-                e = tb.esuit[c]
-                if e == led:
-                    continue
-                if e == tb.trump and tb.trump_anytime:
-                    continue  # a trump instead of following says nothing
+                if tb.following[led] >> c & 1:
+                    continue  # a card it may play holding the suit led says nothing
                 out[seat] |= tb.follow[led]
         return out
 

@@ -7,6 +7,7 @@ from typing import Any
 import uvicorn
 
 from schmier.api import create_app
+from schmier.api.slowclients import with_deadline
 from schmier.config import Settings
 
 
@@ -41,6 +42,8 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
         # Per-message deflate roughly halves WebSocket throughput for frames this small
         # (a view is a few hundred bytes) and costs memory per connection: off.
         "ws_per_message_deflate": False,
+        # uvicorn's own HTTP protocol, with a deadline on request headers (slow clients).
+        "http": with_deadline(settings.header_timeout),
         "log_level": settings.log_level.lower(),
         "log_config": uvicorn_log_config(settings),
         "access_log": False,

@@ -109,6 +109,10 @@ class View(_Out):
     turn_ends_in: float | None
     """Seconds left of a person's timed turn when the frame was made (room rule
     `turn_seconds`); null while no person's turn is timed."""
+    idle_ends_in: float | None = None
+    """In a room without a turn timer: seconds left, when the frame was made, before the
+    default bot plays the awaited person's turn for them (`SCHMIER_IDLE_TURN_SECONDS`);
+    clients show it in its last 30 s. Null with a timer, or when no person is awaited."""
 
 
 class StateFrame(_Out):

@@ -82,7 +82,7 @@ class RoomActor(mailbox.Door):
         self._on_exit = on_exit
         self._link = link
         self._shuffler = shuffler = shuffler or SecureShuffler()
-        self._peers = Sockets()
+        self._peers = Sockets.for_settings(settings)
         self._rng = random.Random(secrets.randbits(64))
         self._loop = asyncio.get_running_loop()
         now = self._loop.time()
@@ -225,6 +225,8 @@ class RoomActor(mailbox.Door):
         raises `outage.Unsettled` (its outcome is settled when the store is back).
         """
         self.outage.check()
+        if change.record == self.record and not change.entries:
+            return  # nothing anybody could see changes (a repeated entropy, say)
         record = self.clock.timed(self.record, change.stored(), time.time())
         snapshot = record.to_bytes()
         entries = change.log()
@@ -252,6 +254,7 @@ class RoomActor(mailbox.Door):
         self.record = record
         if record.state is not before:
             self.clock.state_changed(before, record.state, self._loop.time())
+            self._thinking.moved_on(record.state)
         self._broadcast(snapshot)
 
     # What an outage needs of the room (`outage.PausedRoom`).
@@ -396,8 +399,10 @@ class RoomActor(mailbox.Door):
         seat = peer.seat
         if seat is None:
             raise Refused("forbidden", "spectators cannot act or chat; join a seat first")
+        self._peers.spend(seat)  # the seat's frame budget, however many sockets it has
         if isinstance(frame, Chat):
-            await self._chat_line(seat, frame.text)
+            name = self.record.seats[seat].name or ""
+            self._peers.send_all(await self._talk.say(seat, name, frame.text, self._loop.time()))
         elif isinstance(frame, Leave):
             await self._leave(seat, op)
         elif isinstance(frame, Hint):
@@ -407,10 +412,6 @@ class RoomActor(mailbox.Door):
             await self._apply(change.with_op(op))
             if isinstance(frame, Start):
                 event("room.start", room=self.code, dealer=change.record.first_dealer)
-
-    async def _chat_line(self, seat: int, raw: str) -> None:
-        name = self.record.seats[seat].name or ""
-        self._peers.send_all(await self._talk.say(seat, name, raw, self._loop.time()))
 
     async def _leave(self, seat: int, op: str | None) -> None:
         change = table.leave(self.record, seat)

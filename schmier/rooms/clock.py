@@ -10,7 +10,10 @@ plain to read and to test.
 The turn timer (room rule `turn_seconds`) is the one timer kept in the room's record
 rather than here: its deadline is shown to every viewer (`turn_ends_in`), also by other
 instances and after a restart, so it is a wall-clock time committed with the turn it
-times (`timed`). The clock only converts it to its own time (`wall_offset`).
+times (`timed`). The clock only converts it to its own time (`wall_offset`). In a room
+without a timer the same deadline holds the server's idle limit
+(`SCHMIER_IDLE_TURN_SECONDS`, shown as `idle_ends_in`), so a connected player who never
+acts has that turn played by the bot exactly as a timed-out one, on the same path.
 """
 
 from __future__ import annotations
@@ -94,7 +97,9 @@ class Clock:
 
     def timed(self, before: RoomRecord, after: RoomRecord, wall: float) -> RoomRecord:
         """`after` (the record about to be committed over `before`) with the deadline of
-        its timed turn: none unless a person's turn is awaited and the room has a timer;
+        its timed turn: none unless a person's turn is awaited and the room has a timer
+        (or, without one, the server has an idle limit, `SCHMIER_IDLE_TURN_SECONDS`:
+        that deadline is played exactly as the timer's, and shown as `idle_ends_in`);
         kept while the same turn goes on (a seat connecting, another seat's simultaneous
         discard); else `turn_seconds` from now, after the trick pause when a trick
         was just completed (the turn starts when the bots' would, `state_changed`).
@@ -104,6 +109,8 @@ class Clock:
         the wall clock drift apart by milliseconds; `wall_offset` is for the due times).
         """
         seconds = after.rules.turn_seconds * self.settings.turn_timer_scale
+        if not seconds:  # no timer: the server's idle limit times the turn instead
+            seconds = self.settings.idle_turn_seconds
         state = after.state
         if not seconds or state is None:
             return _with_deadline(after, None)

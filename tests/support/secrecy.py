@@ -16,9 +16,9 @@ from tests.support import loopback
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
 ROOM_SEAT_FIELDS = ("name", "kind", "connected", "bot")
-ROOM_FIELDS = ("code", "next_deal", "deal", "turn_ends_in")
+ROOM_FIELDS = ("code", "next_deal", "deal", "turn_ends_in", "idle_ends_in")
 """What the server adds to the engine's view: the room's code, the deal commitments and
-the time left of a timed turn."""
+the time left of a timed turn (or of an untimed one, before the idle limit plays it)."""
 
 
 def cards_in(value: Any) -> set[str]:

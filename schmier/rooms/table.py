@@ -23,6 +23,7 @@ from schmier import engine
 from schmier.engine import Action
 from schmier.engine.bots import levels
 from schmier.protocol import ACTION_FRAMES, AddBot, Entropy, RemoveBot, Start
+from schmier.protocol.names import look_alike
 from schmier.rooms import fairness
 from schmier.rooms.codes import hash_token, new_token
 from schmier.rooms.peers import JoinRefused, Refused
@@ -218,7 +219,9 @@ def join(
 ) -> Seating:
     """A newcomer takes `wanted` (or the first empty seat); taking a bot's seat takes
     over its hand. `present(seat)`: whether a socket already watches from that seat (a
-    player who left and comes back on the same page), which then shows connected."""
+    player who left and comes back on the same page), which then shows connected. A name
+    that looks like another at the table (a bot's too; `names.look_alike`: equal names
+    are the plainest case) is refused with 409."""
     seats = record.seats
     if wanted is None:
         empty = [k for k, s in enumerate(seats) if s.kind == "empty"]
@@ -231,6 +234,9 @@ def join(
         if seats[wanted].kind == "human":
             raise JoinRefused(409, "seat taken")
         seat = wanted
+    taken = (s.name for k, s in enumerate(seats) if k != seat and s.name is not None)
+    if (other := look_alike(name, taken)) is not None:
+        raise JoinRefused(409, f"the name {name!r} looks too much like {other!r}, at this table")
     token = new_token()
     human = Seat(kind="human", name=name, token_hash=hash_token(token), connected=present(seat))
     took_over = seats[seat].kind == "bot"

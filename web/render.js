@@ -89,7 +89,7 @@ export function showRoom() {
 }
 
 function renderFatal() {
-  const text = { not_found: "err.no_room", lost: "err.room_lost" };
+  const text = { not_found: "err.no_room", lost: "err.room_lost", elsewhere: "err.seat_elsewhere" };
   messagePage(t(text[room.fatal] || "err.closed"));
 }
 

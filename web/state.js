@@ -50,7 +50,7 @@ export const room = {
   joinError: "",
   toast: "",
   toastTimer: null,
-  fatal: null, // "not_found", "lost" or "closed" once the connection has ended for good
+  fatal: null, // "not_found", "lost", "elsewhere" or "closed" once the connection has ended for good
   moved: null, // the seq of the state a move was sent for (one move per state)
   chatPending: null, // the chat line sent and not yet seen back from the room
   chatSent: null, // the last line of ours the room sent back (the field may be cleared)
@@ -153,7 +153,8 @@ function onFinal(code) {
   // A room this page was in (or holds a seat of) did exist: it is gone from the server
   // (a restart that kept no rooms), which is not "there is no room with this code".
   const known = room.view !== null || getToken(room.code) !== null;
-  room.fatal = code === CLOSE.NO_ROOM ? (known ? "lost" : "not_found") : "closed";
+  if (code === CLOSE.SEAT_ELSEWHERE) room.fatal = "elsewhere";
+  else room.fatal = code === CLOSE.NO_ROOM ? (known ? "lost" : "not_found") : "closed";
   changed("fatal");
 }
 

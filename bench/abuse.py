@@ -1,10 +1,9 @@
 """What one hostile player costs everybody else (issue 42), measured over the wire.
 
-Not a unit test: it starts `python -m schmier` as a child process (as the README runs
-it: default settings, the default bot, its worker pool; only the bot, trick and hand
-pauses are 0 so that a bot's move takes what its decision takes, and the creation and
-join limits are raised for the bench's own rooms), on the memory store and on Redis,
-and runs two attacks, each between two quiet phases:
+Not a unit test: it starts `python -m schmier` as a child process exactly as the README
+runs it (every setting at its default: the default bot, its worker pool, the bot delay,
+the limits), on the memory store and on Redis, and runs two attacks, each between two
+quiet phases:
 
 - **hints**: one seat of the attacker's room, on turn, asks for hints from `--sockets`
   (150) sockets on its one token, each asking again as soon as it was answered.
@@ -15,17 +14,20 @@ With `--reconnect` the attacker opens every socket the server closes again at on
 seat keeps only a few): a flood of connections then, which any client could make with
 any code, token or not.
 
-Meanwhile `--victims` (3) other rooms play wisconsin4, one person and three bots
+Meanwhile `--victims` (6) other rooms play wisconsin4, one person and three bots
 each: the person asks for a hint on a turn at most every 2.5 s (a seat's hint budget
 is one per 2 s) and plays at once otherwise. Measured in the victims' rooms: how long
-a hint takes to come (send to answer), how long a bot takes to move (the state that
-gives a bot the turn to the next state), and in the entropy run the round trip of a
-lobby action in another room. Quiet before, attack, quiet after: the two quiet phases
-side by side are the noise of the shared machine.
+a hint takes to come (send to answer), how long a bot takes to move beyond its
+`SCHMIER_BOT_DELAY` (0.8 s; from the state that gives a bot the turn to the next state,
+turns right after a completed trick, which wait the trick pause too, left out), and in
+the entropy run the round trip of a lobby action in another room. Quiet before,
+attack, quiet after: the two quiet phases side by side are the noise of the shared
+machine.
 
-    python -m bench.abuse                        # both stores, 20 s phases
+    python -m bench.abuse                        # both stores, 30 s phases
     python -m bench.abuse --store memory --seconds 10
     python -m bench.abuse --out bench/results/2026-12-05-abuse.md
+    python -m bench.abuse --server-dir ../main     # the same attacks on another checkout
 
 Prints a table per store and attack; `--out` writes them as markdown.
 """
@@ -55,6 +57,8 @@ import websockets
 REPO = Path(__file__).resolve().parents[1]
 HINT_EVERY = 2.5
 """Seconds between a victim's hints (a seat may have one computed per 2 s)."""
+BOT_DELAY = 0.8
+"""`SCHMIER_BOT_DELAY`'s default: what a bot waits before it asks for its decision."""
 
 
 def free_port() -> int:
@@ -68,6 +72,8 @@ class Server:
     """`python -m schmier` on a free port."""
 
     redis_url: str | None
+    directory: Path = REPO
+    """The checkout whose server runs (`--server-dir`: another one, to compare)."""
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
 
@@ -80,20 +86,18 @@ class Server:
 
     async def start(self) -> None:
         env = {
-            **os.environ,
+            **{k: v for k, v in os.environ.items() if not k.startswith("SCHMIER_")},
             "SCHMIER_PORT": str(self.port),
-            "SCHMIER_BOT_DELAY": "0",
-            "SCHMIER_TRICK_PAUSE": "0",
-            "SCHMIER_HAND_PAUSE": "0",
-            "SCHMIER_CREATE_RATE": "10000",
-            "SCHMIER_JOIN_RATE": "10000",
             "SCHMIER_LOG_LEVEL": "WARNING",
         }
         if self.redis_url:
             env["SCHMIER_REDIS_URL"] = self.redis_url
             env["SCHMIER_REDIS_PREFIX"] = f"bench-abuse-{uuid.uuid4().hex[:8]}:"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "schmier"], cwd=REPO, env=env, stdout=subprocess.DEVNULL
+            [sys.executable, "-m", "schmier"],
+            cwd=self.directory,
+            env={**env, "PYTHONPATH": str(self.directory)},
+            stdout=subprocess.DEVNULL,
         )
         async with httpx.AsyncClient() as http:
             for _ in range(300):
@@ -190,8 +194,17 @@ class Figures:
     refused: int = 0
 
 
-async def victim(server: Server, http: httpx.AsyncClient, figures: list[Figures], seed: int):
+async def victim(
+    server: Server, http: httpx.AsyncClient, figures: list[Figures], seed: int
+) -> None:
     """A person with three bots, playing for ever; samples go to `figures[-1]`."""
+    with contextlib.suppress(websockets.ConnectionClosed):
+        await _victim(server, http, figures, seed)
+
+
+async def _victim(
+    server: Server, http: httpx.AsyncClient, figures: list[Figures], seed: int
+) -> None:
     code, (token,) = await server.room(http, 1)
     sock = await Socket.open(server.ws(code), token)
     for seat in (1, 2, 3):
@@ -208,12 +221,13 @@ async def victim(server: Server, http: httpx.AsyncClient, figures: list[Figures]
             continue
         view = frame["view"]
         if bot_turn_at is not None:
-            figures[-1].bots.append(at - bot_turn_at)
+            figures[-1].bots.append(at - bot_turn_at - BOT_DELAY)
             bot_turn_at = None
         if view["phase"] == "game_over":
             await sock.send({"type": "rematch"})
             continue
-        if view["turn"] and view["turn"] != [0] and len(view["turn"]) == 1:
+        after_trick = view["phase"] == "play" and view["tricks"] and not view["trick"]
+        if view["turn"] and view["turn"] != [0] and len(view["turn"]) == 1 and not after_trick:
             bot_turn_at = at
         if view["turn"] != [0] or not view["legal"]:
             continue
@@ -236,6 +250,11 @@ async def victim(server: Server, http: httpx.AsyncClient, figures: list[Figures]
 
 async def lobby_prober(server: Server, http: httpx.AsyncClient, figures: list[Figures]) -> None:
     """A lobby action's round trip in a room of its own, every 0.1 s."""
+    with contextlib.suppress(websockets.ConnectionClosed):
+        await _lobby_prober(server, http, figures)
+
+
+async def _lobby_prober(server: Server, http: httpx.AsyncClient, figures: list[Figures]) -> None:
     code, (token,) = await server.room(http, 1)
     sock = await Socket.open(server.ws(code), token)
     add = True
@@ -327,12 +346,12 @@ def summary(values: list[float]) -> str:
 
 
 async def run_attack(
-    server: Server, kind: str, sockets: int, seconds: float, reconnect: bool
+    server: Server, kind: str, sockets: int, seconds: float, reconnect: bool, victims: int
 ) -> list[str]:
     """Quiet, attack, quiet; the report's lines."""
     async with httpx.AsyncClient(timeout=30) as http:
         figures: list[Figures] = [Figures()]
-        tasks = [asyncio.create_task(victim(server, http, figures, k)) for k in range(3)]
+        tasks = [asyncio.create_task(victim(server, http, figures, k)) for k in range(victims)]
         if kind == "entropy":
             tasks.append(asyncio.create_task(lobby_prober(server, http, figures)))
         code, tokens = await server.room(http, 4)
@@ -372,7 +391,10 @@ async def run_attack(
         await watcher.close()
     lines = []
     for name, phase in zip(("quiet before", "attack", "quiet after"), figures, strict=True):
-        parts = [f"hints {summary(phase.hints)}", f"bot moves {summary(phase.bots)}"]
+        parts = [
+            f"hints {summary(phase.hints)}",
+            f"bot moves beyond the delay {summary(phase.bots)}",
+        ]
         if kind == "entropy":
             parts.append(f"lobby round trip {summary(phase.lobby)}")
         if phase.refused:
@@ -393,12 +415,19 @@ async def main() -> None:
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--sockets", type=int, default=150)
     parser.add_argument("--entropy-sockets", type=int, default=100)
-    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--victims", type=int, default=6)
     parser.add_argument("--attack", choices=("hints", "entropy", "both"), default="both")
     parser.add_argument(
         "--reconnect",
         action="store_true",
         help="the attacker opens every socket the server closes again at once",
+    )
+    parser.add_argument(
+        "--server-dir",
+        type=Path,
+        default=REPO,
+        help="the checkout whose server to run (to measure an older one the same way)",
     )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -413,12 +442,14 @@ async def main() -> None:
     attacks = ["hints", "entropy"] if args.attack == "both" else [args.attack]
     for store in stores:
         for attack in attacks:
-            server = Server(args.redis_url if store == "redis" else None)
+            server = Server(args.redis_url if store == "redis" else None, args.server_dir)
             await server.start()
             try:
                 sockets = args.sockets if attack == "hints" else args.entropy_sockets
                 kind = "hint" if attack == "hints" else "entropy"
-                lines = await run_attack(server, kind, sockets, args.seconds, args.reconnect)
+                lines = await run_attack(
+                    server, kind, sockets, args.seconds, args.reconnect, args.victims
+                )
             finally:
                 server.stop()
             title = f"### {store}: {attack} flood from {sockets} sockets on one token"

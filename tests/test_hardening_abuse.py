@@ -241,9 +241,14 @@ async def test_ten_sockets_on_one_token_keep_four_and_one_frame_budget(
         for task in done:
             task.result()  # a frame other than a refusal fails here
 
+    other_room = await server.create_room("schmier6")
+    _, cid = await server.join(other_room, "Cy", 0)
+    cy = await Client.seated(server, other_room, cid)
     for client in kept:
         for _ in range(4):
             await client.send({"type": "entropy", "value": value})
+    await cy.send({"type": "add_bot", "seat": 1})  # another room is served meanwhile
+    await cy.wait_state(lambda v: v["seats"][1]["kind"] == "bot")
     await refused(5)
     for client in kept:
         await client.send({"type": "chat", "text": "hi"})  # the seat is out, any socket
@@ -254,7 +259,7 @@ async def test_ten_sockets_on_one_token_keep_four_and_one_frame_budget(
     while (frame := await watcher.recv())["type"] != "chat":
         raise AssertionError(f"the watcher got {frame}")
     assert watcher.state["seq"] == seq  # the repeats committed nothing
-    for client in [*kept, watcher, bea]:
+    for client in [*kept, watcher, bea, cy]:
         await client.close()
 
 

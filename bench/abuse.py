@@ -389,23 +389,26 @@ async def run_attack(
         assert watcher.state is not None
         attack.commits = watcher.state["seq"] - seq_before
         await watcher.close()
-    lines = []
+    lobby = kind == "entropy"
+    lines = [
+        "| phase | hints | bot moves beyond the delay |" + (" lobby round trip |" if lobby else "")
+    ]
+    lines.append("|---|---|---|" + ("---|" if lobby else ""))
     for name, phase in zip(("quiet before", "attack", "quiet after"), figures, strict=True):
-        parts = [
-            f"hints {summary(phase.hints)}",
-            f"bot moves beyond the delay {summary(phase.bots)}",
-        ]
-        if kind == "entropy":
-            parts.append(f"lobby round trip {summary(phase.lobby)}")
+        hints = summary(phase.hints)
         if phase.refused:
-            parts.append(f"victims' hints refused {phase.refused}")
+            hints += f" ({phase.refused} refused)"
+        parts = [hints, summary(phase.bots)]
+        if lobby:
+            parts.append(summary(phase.lobby))
         lines.append(f"| {name} | " + " | ".join(parts) + " |")
     closes = ", ".join(f"{n}× {c}" for c, n in sorted(attack.closed.items())) or "none"
-    lines.append(
-        f"| attacker | {attack.sent} {kind} frames from {sockets} sockets in "
+    lines += [
+        "",
+        f"Attacker: {attack.sent} {kind} frames from {sockets} sockets in "
         f"{flood_seconds:.0f} s; {attack.answered} hints answered, {attack.refused} "
-        f"refused; closes: {closes}; the attacker's room changed {attack.commits} times |"
-    )
+        f"refused; closes: {closes}; the attacker's room changed {attack.commits} times.",
+    ]
     return lines
 
 
@@ -453,7 +456,7 @@ async def main() -> None:
             finally:
                 server.stop()
             title = f"### {store}: {attack} flood from {sockets} sockets on one token"
-            report += [title, "", "| phase | figures |", "|---|---|", *lines, ""]
+            report += [title, "", *lines, ""]
             print("\n".join([title, *lines, ""]), flush=True)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -44,6 +44,7 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
     import uvicorn
 
     from schmier.api import create_app
+    from schmier.api.slowclients import with_deadline
 
     options: dict[str, object] = {
         "host": settings.host,
@@ -58,6 +59,8 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
         # closed within interval + timeout, and the others see the player offline.
         "ws_ping_interval": settings.ws_ping_interval,
         "ws_ping_timeout": settings.ws_ping_timeout,
+        # uvicorn's own HTTP protocol, with a deadline on request headers (slow clients).
+        "http": with_deadline(settings.header_timeout),
         "log_level": settings.log_level.lower(),
         "log_config": uvicorn_log_config(settings),
         "access_log": False,

@@ -100,6 +100,34 @@ class Settings(BaseSettings):
             "niceness added): a thinking bot yields the CPU to the rooms' humans."
         ),
     )
+    think_queue: int = Field(
+        16,
+        ge=0,
+        le=10_000,
+        description=(
+            "Hints (and other jobs below a bot's move) that may wait for a bot worker; "
+            "past it a hint is refused with `rate_limited` at once instead of waiting."
+        ),
+    )
+    hint_burst: int = Field(
+        5, ge=1, description="Hints one seat may have computed at once (then HINT_RATE)."
+    )
+    hint_rate: float = Field(
+        0.5, gt=0, description="Hints per second one seat may have computed after its burst."
+    )
+    room_hint_rate: float = Field(
+        1.0,
+        gt=0,
+        description="Hints per second one room may have computed (burst: twice HINT_BURST).",
+    )
+    idle_turn_seconds: float = Field(
+        120.0,
+        ge=0,
+        description=(
+            "Seconds a connected player may leave their turn untouched in a room without "
+            "a turn timer before the default bot plays it for them; 0: never."
+        ),
+    )
     hand_pause: float = Field(
         5.0, ge=0, description="Seconds a hand's score stays up before the next deal."
     )
@@ -217,6 +245,30 @@ class Settings(BaseSettings):
     forwarded_allow_ips: str = Field(
         "127.0.0.1", description="Comma-separated proxy addresses whose headers are trusted."
     )
+    sockets_per_seat: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description=(
+            "Sockets one seat may have open at once; a newer one closes the oldest (4409)."
+        ),
+    )
+    header_timeout: float = Field(
+        10.0,
+        gt=0,
+        le=300,
+        description=(
+            "Seconds a client has to send a request's headers (a WebSocket's handshake "
+            "too) from its first byte; a slower one is disconnected."
+        ),
+    )
+    public_origin: str = Field(
+        "",
+        description=(
+            "Comma-separated origins (https://host[:port]) the server is reached at; set, "
+            "the WebSocket Origin check uses them instead of the request's Host header."
+        ),
+    )
     max_frame: int = Field(
         8192, ge=256, description="Largest WebSocket frame in bytes; larger closes with 1009."
     )
@@ -286,8 +338,16 @@ class Settings(BaseSettings):
         return bool(self.redis_url or self.redis_sentinels.strip())
 
     @property
+    def public_origins(self) -> frozenset[str]:
+        """`public_origin`, normalised as `origin_allowlist` is (empty: not set)."""
+        return _origins(self.public_origin)
+
+    @property
     def origin_allowlist(self) -> frozenset[str]:
         """The allowed origins, normalised (lower case, no trailing slash)."""
-        return frozenset(
-            o.strip().rstrip("/").lower() for o in self.allowed_origins.split(",") if o.strip()
-        )
+        return _origins(self.allowed_origins)
+
+
+def _origins(value: str) -> frozenset[str]:
+    """Comma-separated origins, each lower case and without a trailing slash."""
+    return frozenset(o.strip().rstrip("/").lower() for o in value.split(",") if o.strip())

@@ -1,5 +1,5 @@
-"""Rate limits, all of them: frames per connection, chat lines per seat, and room
-creations, joins and failed look-ups per client address.
+"""Rate limits, all of them: frames per connection and per seat, chat lines per seat,
+and room creations, joins and failed look-ups per client address.
 
 The per-address budgets are counted in this process with the memory store, and in
 Redis when the server uses Redis (`SharedBudget`), so that several instances behind
@@ -54,6 +54,24 @@ class TokenBucket:
         """Whether the bucket has refilled completely (so it can be forgotten)."""
         self._refill(time.monotonic())
         return self._tokens >= self.burst
+
+
+class SeatBudgets:
+    """One token bucket per seat of a room (frames of all of a seat's sockets)."""
+
+    __slots__ = ("_buckets", "burst", "rate")
+
+    def __init__(self, burst: float, rate: float) -> None:
+        self.burst = burst
+        self.rate = rate
+        self._buckets: dict[int, TokenBucket] = {}
+
+    def take(self, seat: int) -> bool:
+        """Spend one token of `seat`; False (nothing spent) when its bucket is empty."""
+        bucket = self._buckets.get(seat)
+        if bucket is None:
+            bucket = self._buckets[seat] = TokenBucket(self.burst, self.rate)
+        return bucket.take()
 
 
 class AddressLimiter:

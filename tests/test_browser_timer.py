@@ -112,3 +112,31 @@ def test_the_countdown_runs_out_and_the_bot_plays_that_turn(
     page.wait_for_selector('.seat[data-seat="0"] .turn-timer')
     assert act(table, view)
     answered(table, shot["seq"], view)
+
+
+def test_an_idle_players_countdown_shows_in_its_last_30_seconds(
+    pages: PageFactory, server_factory: ServerFactory
+) -> None:
+    """No timer, but the server's idle limit (`SCHMIER_IDLE_TURN_SECONDS`, 32 s here):
+    the seat's ring is there but hidden while more than 30 s are left, then shows the
+    seconds before the bot plays the turn, with words that say so."""
+    server = server_factory(idle_turn_seconds=32, hand_pause=0.2)
+    page = pages()
+    table = Table(page)
+    page.goto(server.base_url + "/")
+    page.check('input[name="variant"][value="wisconsin4"]')
+    page.click('button[data-action="create"]')
+    page.wait_for_url(re.compile(r"/r/[^/]+$"))
+    page.wait_for_selector("body[data-seq]")
+    sit(page, "Ann", 0)
+    fill_and_start(page)
+    _, view = wait_view(table, my_turn)
+    assert view["turn_ends_in"] is None and view["idle_ends_in"] > 30
+    ring = page.locator('.seat[data-seat="0"] .turn-timer')
+    ring.wait_for(state="attached")
+    assert ring.is_hidden()
+    ring.wait_for(state="visible", timeout=15_000)
+    shown = timers(table)
+    assert [t["seat"] for t in shown] == [0] and shown[0]["left"] <= 30
+    assert shown[0]["label"] == f"The bot plays this turn in {shown[0]['left']} seconds"
+    assert act(table, view)  # playing ends the countdown

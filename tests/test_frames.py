@@ -52,6 +52,7 @@ def test_spliced_frames_equal_whole_views(variant: str) -> None:
                 whole = engine.view(record.state, seat)
             assert view.pop("code") == record.code
             assert view.pop("turn_ends_in") is None  # no timer in these rooms
+            assert view.pop("idle_ends_in") is None  # nor an idle limit's deadline
             # The commitments are the room's (the engine knows nothing of seeds).
             pending = record.next_deal
             assert view.pop("next_deal") == (None if pending is None else pending.view())
@@ -81,19 +82,26 @@ def test_the_time_left_of_a_timed_turn_is_written_when_a_frame_is_made() -> None
     frame made after the deadline says 0, never less, and the rest of the frame is the
     kept one."""
     variant = "schmier6"
-    state = engine.new_game(variant, engine.make_rules(variant), 0)
-    record = _record(variant, state)
-    before = time.time()
-    timed = replace(record, turn_deadline=before + 30.0)
-    frames = StateFrames(timed, 4)
-    first = orjson.loads(frames.frame(0))
-    left = first["view"]["turn_ends_in"]
-    assert isinstance(left, float) and 0.0 < left <= 30.0
-    assert left <= timed.turn_deadline - before
-    past = StateFrames(replace(record, turn_deadline=before - 5.0), 4)
-    late = orjson.loads(past.frame(0))
-    assert late["view"]["turn_ends_in"] == 0.0
-    del first["view"]["turn_ends_in"], late["view"]["turn_ends_in"]
-    assert first == late
-    assert room_view(timed, None)["turn_ends_in"] is not None
-    assert room_view(record, None)["turn_ends_in"] is None
+    for rules, shown, hidden in (
+        ({"turn_seconds": 30}, "turn_ends_in", "idle_ends_in"),
+        # No timer: the deadline is the server's idle limit's, shown as such.
+        ({}, "idle_ends_in", "turn_ends_in"),
+    ):
+        state = engine.new_game(variant, engine.make_rules(variant, rules), 0)
+        record = replace(_record(variant, state), rules=state.rules)
+        before = time.time()
+        timed = replace(record, turn_deadline=before + 30.0)
+        frames = StateFrames(timed, 4)
+        first = orjson.loads(frames.frame(0))
+        left = first["view"][shown]
+        assert isinstance(left, float) and 0.0 < left <= 30.0
+        assert left <= timed.turn_deadline - before
+        assert first["view"][hidden] is None
+        past = StateFrames(replace(record, turn_deadline=before - 5.0), 4)
+        late = orjson.loads(past.frame(0))
+        assert late["view"][shown] == 0.0
+        del first["view"][shown], late["view"][shown]
+        assert first == late
+        assert room_view(timed, None)[shown] is not None
+        assert room_view(timed, None)[hidden] is None
+        assert room_view(record, None)[shown] is None

@@ -4,12 +4,15 @@ A room code carries at least 40 random bits and a token at least 128, both from 
 operating system's CSPRNG through `secrets` (never the seedable `random`). An address
 that keeps presenting unknown codes or wrong tokens, over HTTP or over WebSockets, is
 refused after `SCHMIER_LOOKUP_FAIL_RATE` failures a minute, in one shared budget; the
-socket half is `SecurityHeaders`' guessing guard.
+socket half is `SecurityHeaders`' guessing guard. Refused, but not locked out of the
+rooms it plays in: a seat's token always gets in, and rooms that exist are still looked
+up, joined and watched at the cost of a join each.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import math
 import random
 import secrets
@@ -21,7 +24,7 @@ import websockets
 
 from schmier.rooms import codes
 from tests.support import loopback
-from tests.support.servers import Client, ServerFactory
+from tests.support.servers import Client, ClosedError, ServerFactory
 
 
 def test_codes_and_tokens_have_the_entropy() -> None:
@@ -68,17 +71,37 @@ def test_codes_look_uniform() -> None:
         assert all(expected * 0.4 < n < expected * 1.8 for n in counts.values()), counts
 
 
-async def refused_handshake(url: str, **options: Any) -> int:
-    with pytest.raises(websockets.InvalidStatus) as refused:
-        await websockets.connect(url, **options)
-    return int(refused.value.response.status_code)
+async def hello_closes(
+    url: str, token: str | None = None, headers: dict[str, str] | None = None
+) -> int | None:
+    """Open a socket, say hello (with `token`, or as a spectator); the close code, or
+    None when the socket was let in (it got its state; closed from here)."""
+    client = Client(await websockets.connect(url, additional_headers=headers))
+    with contextlib.suppress(websockets.ConnectionClosed):  # an unknown room: at once
+        await client.send({"type": "hello", "token": token} if token else {"type": "hello"})
+    frame = None
+    with contextlib.suppress(ClosedError):
+        frame = await client.recv()
+    if frame is not None:
+        assert frame["type"] == "state", frame
+        await client.close()
+        return None
+    return await client.closed()
 
 
-async def test_failed_hellos_and_unknown_codes_run_out(server_factory: ServerFactory) -> None:
-    server = server_factory(lookup_fail_rate=6)
+async def test_failed_hellos_and_unknown_codes_run_out_without_locking_out_the_address(
+    server_factory: ServerFactory,
+) -> None:
+    """Six failures and the address is out of attempts: unknown codes and wrong tokens
+    get 429 / 4429, the same whether the room exists or not. But the address is not
+    locked out of its rooms (a school, an office behind one address): a seat's token
+    gets in as always, however often; a room that exists is still looked up, joined and
+    watched, each at the cost of a join (`SCHMIER_JOIN_RATE`, 5 here), and once those
+    are spent only tokens get in."""
+    server = server_factory(lookup_fail_rate=6, join_rate=5)
     code = await server.create_room("schmier6")
-    _, token = await server.join(code, "Ann", 0)
-    holder = await Client.seated(server, code, token)  # a player already seated: unaffected
+    _, token = await server.join(code, "Ann", 0)  # join 1 of 5
+    holder = await Client.seated(server, code, token)  # a player already seated
     for attempt in range(3):
         guess = await Client.connect(server.ws_url(code))
         await guess.send({"type": "hello", "token": f"guess-{attempt}"})
@@ -86,17 +109,28 @@ async def test_failed_hellos_and_unknown_codes_run_out(server_factory: ServerFac
     for attempt in range(3):
         unknown = await Client.connect(server.ws_url(f"{attempt}" * 10))
         assert await unknown.closed() == 4404
-    # Six failures: this address is out of attempts, on sockets and over HTTP alike.
-    assert await refused_handshake(server.ws_url(code)) == 429
-    assert await refused_handshake(server.ws_url("aaaaaaaaaa")) == 429
+    # Out of attempts: a wrong token and an unknown room look alike now, and HTTP says 429.
+    assert await hello_closes(server.ws_url(code), "guess-again") == 4429
+    assert await hello_closes(server.ws_url("aaaaaaaaaa"), token) == 4429
     async with loopback.async_client(base_url=server.base_url) as http:
-        answer = await http.get(f"/api/rooms/{code}")
+        answer = await http.get("/api/rooms/bbbbbbbbbb")  # a look-up costs a join (2)
         assert answer.status_code == 429
         assert answer.headers["retry-after"] == "60"
-    # The seated player keeps playing.
-    await holder.send({"type": "add_bot", "seat": 1})
-    moved = await holder.wait_state(lambda v: v["seats"][1]["kind"] == "bot")
-    assert moved["view"]["seats"][1]["kind"] == "bot"
+        # The room that exists: looked up (join 3) and joined (join 4) by a newcomer.
+        assert (await http.get(f"/api/rooms/{code}")).status_code == 200
+        joined = await http.post(f"/api/rooms/{code}/join", json={"name": "Bea"})
+        assert joined.status_code == 200
+    # Watched (join 5), and then the joins are spent: no more spectators...
+    assert await hello_closes(server.ws_url(code)) is None
+    assert await hello_closes(server.ws_url(code)) == 4429
+    # ... but the seats' tokens get in, again and again (tabs, reconnections).
+    for _ in range(3):
+        assert await hello_closes(server.ws_url(code), token) is None
+        assert await hello_closes(server.ws_url(code), joined.json()["token"]) is None
+    # The seated player kept playing throughout.
+    await holder.send({"type": "add_bot", "seat": 2})
+    moved = await holder.wait_state(lambda v: v["seats"][2]["kind"] == "bot")
+    assert moved["view"]["seats"][1]["name"] == "Bea"
     await holder.close()
 
 
@@ -105,21 +139,19 @@ async def test_the_guard_counts_per_address(server_factory: ServerFactory) -> No
     server = server_factory(lookup_fail_rate=2, proxy_headers=True, forwarded_allow_ips="127.0.0.1")
     code = await server.create_room("schmier6")
     guesser = {"X-Forwarded-For": "203.0.113.9"}
+    other = {"X-Forwarded-For": "198.51.100.4"}
     for _ in range(2):
-        ws = await websockets.connect(server.ws_url("bbbbbbbbbb"), additional_headers=guesser)
-        with pytest.raises(websockets.ConnectionClosed):
-            await ws.recv()
-        assert ws.close_code == 4404
-    assert await refused_handshake(server.ws_url(code), additional_headers=guesser) == 429
-    other = Client(
-        await websockets.connect(
-            server.ws_url(code), additional_headers={"X-Forwarded-For": "198.51.100.4"}
+        unknown = Client(
+            await websockets.connect(server.ws_url("bbbbbbbbbb"), additional_headers=guesser)
         )
-    )
-    await other.hello()
-    await other.close()
+        assert await unknown.closed() == 4404
+    assert await hello_closes(server.ws_url("bbbbbbbbbb"), headers=guesser) == 4429
+    # Another address has its whole budget: told plainly, and it watches the room.
+    assert await hello_closes(server.ws_url("bbbbbbbbbb"), headers=other) == 4404
+    assert await hello_closes(server.ws_url(code), headers=other) is None
     # Refusals do not count as further failures of somebody else either.
     async with loopback.async_client(base_url=server.base_url) as http:
+        assert (await http.get("/api/rooms/cccccccccc")).status_code == 404
         assert (await http.get(f"/api/rooms/{code}")).status_code == 200
 
 
@@ -141,6 +173,6 @@ async def test_two_instances_share_one_budget(
         await guess.send({"type": "hello", "token": f"guess-{attempt}"})
         assert await guess.closed() == 4401
     for server in (first, second):
-        assert await refused_handshake(server.ws_url(code)) == 429
+        assert await hello_closes(server.ws_url(code), "guess-again") == 4429
         async with loopback.async_client(base_url=server.base_url) as http:
-            assert (await http.get(f"/api/rooms/{code}")).status_code == 429
+            assert (await http.get(f"/api/rooms/9{code[1:]}")).status_code == 429

@@ -174,3 +174,74 @@ def test_the_page_needs_no_unsafe_inline() -> None:
         text = script.read_text()
         for forbidden in ("eval(", "new Function(", 'setTimeout("', "setTimeout('"):
             assert forbidden not in text, f"{script.name} uses {forbidden}"
+
+
+def test_a_public_origin_replaces_the_host_header(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `SCHMIER_PUBLIC_ORIGIN` the Host header no longer vouches for an origin: a
+    page of a name rebound to this server's address sends its own name as Origin and
+    Host alike, and only the known public origin (or the allow-list) gets in."""
+    monkeypatch.setenv("SCHMIER_PUBLIC_ORIGIN", "https://Cards.example.org/, http://localhost:8000")
+    public = Settings().public_origins
+    assert public == {"https://cards.example.org", "http://localhost:8000"}
+    assert origin_allowed("https://cards.example.org", "cards.example.org", ALLOW, public)
+    assert origin_allowed("http://localhost:8000", "evil.example", ALLOW, public)
+    assert origin_allowed("https://friends.example", "cards.example.org", ALLOW, public)
+    assert origin_allowed(None, "evil.example", ALLOW, public)  # not a browser
+    assert not origin_allowed("http://evil.example:8000", "evil.example:8000", ALLOW, public)
+    assert not origin_allowed("http://cards.example.org", "cards.example.org", ALLOW, public)
+    # Unset: the Host header is what the server is (the DNS-rebinding page passes).
+    assert origin_allowed("http://evil.example:8000", "evil.example:8000", ALLOW)
+
+
+async def rebound(server: RunningServer, code: str) -> Client:
+    """A handshake as a DNS-rebinding page makes it: a foreign name (which resolved to
+    this server) in the Host header and the Origin alike, over a connection to the
+    server's real address."""
+    ws = await websockets.connect(
+        f"ws://rebound.example:{server.port}/ws/{code}",
+        host="127.0.0.1",
+        port=server.port,
+        origin=f"http://rebound.example:{server.port}",  # type: ignore[arg-type]
+        compression=None,
+    )
+    return Client(ws)
+
+
+async def test_a_dns_rebinding_handshake_is_refused_with_a_public_origin(
+    server_factory: ServerFactory,
+) -> None:
+    open_server = server_factory()
+    code = await open_server.create_room("schmier6")
+    fooled = await rebound(open_server, code)  # without the setting: let in (the finding)
+    await fooled.hello()
+    await fooled.close()
+
+    server = server_factory(public_origin="https://cards.example.org, http://127.0.0.1:1")
+    code = await server.create_room("schmier6")
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        await rebound(server, code)
+    assert refused.value.response.status_code == 403
+    # The public origin is served, and so is a client that is no browser.
+    for origin in ("https://cards.example.org", None):
+        client = await Client.connect(server.ws_url(code), origin=origin)
+        await client.hello()
+        await client.close()
+
+
+async def test_answers_carrying_a_token_are_not_stored(server: RunningServer) -> None:
+    """`Cache-Control: no-store` on the join (its token) and on every other API answer;
+    the pages keep their own `no-cache`."""
+    code = await server.create_room("schmier6")
+    async with loopback.async_client(base_url=server.base_url) as http:
+        joined = await http.post(f"/api/rooms/{code}/join", json={"name": "Ann"})
+        assert joined.status_code == 200 and joined.json()["token"]
+        assert joined.headers["cache-control"] == "no-store"
+        for answer in (
+            await http.post("/api/rooms", json={"variant": "wisconsin4"}),
+            await http.get(f"/api/rooms/{code}"),
+            await http.get(f"/api/rooms/{code}/hands"),
+            await http.post(f"/api/rooms/{code}/join", json={"name": "\u3164"}),  # 422
+            await http.get("/api/rooms/cccccccccc"),  # 404
+        ):
+            assert answer.headers["cache-control"] == "no-store", answer.url
+        assert (await http.get("/")).headers["cache-control"] == "no-cache"

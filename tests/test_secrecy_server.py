@@ -65,16 +65,22 @@ def check_frame(view: dict[str, Any], state: Any, seat: int | None) -> None:
     """The direct secrecy check of one view against the true state.
 
     `turn_ends_in` (the turn timer) is a number exactly while a person's turn is timed,
-    the same for every viewer: it tells nobody more than whose turn it is.
+    the same for every viewer: it tells nobody more than whose turn it is; so is
+    `idle_ends_in` (the idle limit, in a room without a timer) at most.
     """
     timed = state.rules.turn_seconds > 0 and any(
         view["seats"][s]["kind"] == "human" for s in state.turn
     )
     left = view.get("turn_ends_in")  # every frame has it: the View model requires it
+    idle = view.get("idle_ends_in")
     if timed:
         assert isinstance(left, float) and 0.0 <= left <= state.rules.turn_seconds, left
+        assert idle is None, f"an idle countdown in a timed turn: {idle}"
     else:
         assert left is None, f"a countdown outside a person's timed turn: {left}"
+    if idle is not None:  # the server's idle limit: only while a person's turn is awaited
+        assert any(view["seats"][s]["kind"] == "human" for s in state.turn), idle
+        assert isinstance(idle, float) and idle >= 0.0, idle
     places = engine.card_places(state)
     allowed = {"trick"} | {p for p in places.values() if p.startswith("won:")}
     if seat is not None:
@@ -282,6 +288,9 @@ def test_the_check_catches_a_leak() -> None:
             check_frame(engine.view(state, 2), state, None)
         with pytest.raises(AssertionError):  # a countdown in a room without a timer
             check_frame({**engine.view(state, 0), "turn_ends_in": 9.5}, state, 0)
+        bots = [{**s, "kind": "bot"} for s in engine.view(state, 0)["seats"]]
+        with pytest.raises(AssertionError):  # an idle countdown on a bot's turn
+            check_frame({**engine.view(state, 0), "seats": bots, "idle_ends_in": 9.5}, state, 0)
 
 
 def test_the_record_checks_catch_a_leak() -> None:

@@ -248,7 +248,8 @@ def _discards(rules: dict[str, Any]) -> list[engine.State]:
 def test_the_deadline_of_each_turn() -> None:
     """`Clock.timed` (told the wall-clock time): a person's turn gets `turn_seconds`
     (scaled) from now; the same turn going on keeps it; the dealer's discard after the others' is a
-    turn of its own; bots' turns and rooms without a timer have none."""
+    turn of its own; bots' turns have none, and a room without a timer only the server's
+    idle limit (`SCHMIER_IDLE_TURN_SECONDS`, unscaled)."""
     settings = Settings(turn_timer_scale=0.5, trick_pause=2.0)
     clock = Clock(settings, 100.0, wall_offset=1000.0)
     states = _discards({"turn_seconds": 60})
@@ -280,7 +281,11 @@ def test_the_deadline_of_each_turn() -> None:
     assert clock.timed(record, replace(bots, state=states[dealer]), 140.0).turn_deadline is None
     plain = _discards({})
     untimed = replace(humans, rules=plain[0].rules)
-    assert clock.timed(untimed, replace(untimed, state=plain[0]), 100.0).turn_deadline is None
+    never = Clock(Settings(idle_turn_seconds=0), 100.0, wall_offset=1000.0)
+    assert never.timed(untimed, replace(untimed, state=plain[0]), 100.0).turn_deadline is None
+    # Unless the server has an idle limit: then that is the untimed turn's deadline.
+    idle = Clock(Settings(idle_turn_seconds=45), 100.0, wall_offset=1000.0)
+    assert idle.timed(untimed, replace(untimed, state=plain[0]), 100.0).turn_deadline == 145.0
 
 
 def test_a_turn_after_a_completed_trick_starts_after_the_trick_pause() -> None:

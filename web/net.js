@@ -94,11 +94,14 @@ export const CLOSE = Object.freeze({
   BAD_TOKEN: 4401,
   NO_ROOM: 4404,
   NO_HELLO: 4408,
+  SEAT_ELSEWHERE: 4409, // a newer socket of this seat took this one's place
+  LOOKUPS_EXHAUSTED: 4429, // this address failed too many look-ups: retried, slowly
 });
 
 // Close codes after which retrying the same hello cannot help.
 const FINAL = new Set([
   CLOSE.NO_ROOM,
+  CLOSE.SEAT_ELSEWHERE, // reconnecting would push the other tab out, and so on for ever
   CLOSE.BAD_TOKEN,
   CLOSE.RATE_LIMITED,
   CLOSE.FRAME_TOO_BIG,

@@ -101,7 +101,7 @@ function roomTitle() {
 }
 
 function renderFatal() {
-  const text = { not_found: "err.no_room", lost: "err.room_lost" };
+  const text = { not_found: "err.no_room", lost: "err.room_lost", elsewhere: "err.seat_elsewhere" };
   messagePage(t(text[room.fatal] || "err.closed"));
 }
 

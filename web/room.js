@@ -25,7 +25,7 @@ export const room = {
   joinError: "",
   toast: "",
   toastTimer: null,
-  fatal: null, // "not_found", "lost" or "closed" once the connection has ended for good
+  fatal: null, // "not_found", "lost", "elsewhere" or "closed" once the connection has ended for good
   moved: null, // the seq of the state a move was sent for (one move per state)
   chatPending: null, // the chat line sent and not yet seen back from the room
   chatSent: null, // the last line of ours the room sent back (the field may be cleared)

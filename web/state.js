@@ -135,7 +135,8 @@ function onFinal(code) {
   // A room this page was in (or holds a seat of) did exist: it is gone from the server
   // (a restart that kept no rooms), which is not "there is no room with this code".
   const known = room.view !== null || getToken(room.code) !== null;
-  room.fatal = code === CLOSE.NO_ROOM ? (known ? "lost" : "not_found") : "closed";
+  if (code === CLOSE.SEAT_ELSEWHERE) room.fatal = "elsewhere";
+  else room.fatal = code === CLOSE.NO_ROOM ? (known ? "lost" : "not_found") : "closed";
   changed("fatal");
 }
 

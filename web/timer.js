@@ -9,6 +9,8 @@
 // frame's arrival on this browser's monotonic clock (`performance.now`), so neither
 // machine's time of day matters; it stops at 0, and the bot's move (a new frame) ends it.
 // While the host has paused the game the count stands still at what the frame says.
+// A room without a timer may still have the server's idle limit (`idle_ends_in`,
+// docs/protocol.md "Idle turns"): the same ring then shows in its last 30 seconds only.
 
 import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
@@ -23,17 +25,22 @@ let frozen = null; // the seconds left while the game is paused, or null
 let total = 0; // the rule's seconds: what a full ring stands for
 let mine = false; // whether the timed turn is this player's
 let ticked = null; // the last whole second a tick was played for
+let idle = false; // the countdown is the idle limit's, not the room's timer
+const IDLE_SHOWN = 30; // seconds before the idle limit plays a turn that the table sees
 let ticker = null;
 
 /** A state frame arrived: note when its timed turn ends on this browser's clock. */
 export function noteTurnTimer(view) {
-  const left = view && view.turn_ends_in;
-  const timed = typeof left === "number";
-  frozen = timed && view.paused ? Math.max(0, left) : null;
-  endsAt = timed && !view.paused ? performance.now() + Math.max(0, left) * 1000 : null;
-  total = (view && view.rules && view.rules.turn_seconds) || 0;
+  const timed = view && view.turn_ends_in;
+  const idled = view && view.idle_ends_in;
+  idle = typeof timed !== "number" && typeof idled === "number";
+  const left = idle ? idled : timed;
+  const counting = typeof left === "number";
+  frozen = counting && view.paused ? Math.max(0, left) : null;
+  endsAt = counting && !view.paused ? performance.now() + Math.max(0, left) * 1000 : null;
+  total = idle ? IDLE_SHOWN : (view && view.rules && view.rules.turn_seconds) || 0;
   const wasMine = mine;
-  mine = timed && view.you !== null && view.you !== undefined && (view.turn || []).includes(view.you);
+  mine = counting && view.you !== null && view.you !== undefined && (view.turn || []).includes(view.you);
   if (!mine || !wasMine) ticked = null;
 }
 
@@ -114,8 +121,10 @@ function update() {
   const whole = Math.ceil(left);
   const share = total > 0 ? Math.min(1, left / total) : 0;
   for (const el of timers) {
+    el.hidden = idle && left > IDLE_SHOWN; // the idle limit shows in its last 30 s only
     el.querySelector(".turn-timer-s").textContent = num(whole);
-    el.setAttribute("aria-label", t("timer.left", { count: whole }));
+    el.setAttribute("aria-label", t(idle ? "timer.idle" : "timer.left", { count: whole }));
+    el.title = idle ? t("timer.idle", { count: whole }) : "";
     el.dataset.left = String(whole);
     el.classList.toggle("low", left <= LOW);
     el.querySelector("circle.left").setAttribute("stroke-dashoffset", String(100 - 100 * share));

@@ -125,9 +125,17 @@ def _too_many() -> HTTPException:
 
 
 async def _check_lookup(request: Request, raw: str) -> str:
-    """The normalised code, counting failures; 429 once an address is past its limit."""
+    """The normalised code, counting failures.
+
+    An address past its failed look-ups (`SCHMIER_LOOKUP_FAIL_RATE`) is not locked out
+    of the rooms that exist, which its other players (a school, an office behind one
+    address) are in: each of its look-ups costs a join (`SCHMIER_JOIN_RATE`) and is
+    answered as usual for a room that exists, while an unknown room is a 429 (not a 404).
+    So a guesser past the budget learns which codes exist no faster than it may join.
+    """
     address = client_address(request)
-    if await _limits(request).failed.exhausted(address):
+    limits = _limits(request)
+    if await limits.failed.exhausted(address) and not await limits.join.take(address):
         raise _too_many()
     code = normalise_code(raw)
     if code is None:
@@ -136,7 +144,9 @@ async def _check_lookup(request: Request, raw: str) -> str:
 
 
 async def _unknown(request: Request) -> NoReturn:
-    await _limits(request).failed.take(client_address(request))
+    """404 for an unknown room, counted as a failed look-up; 429 past the budget."""
+    if not await _limits(request).failed.take(client_address(request)):
+        raise _too_many()
     raise HTTPException(404, "unknown room")
 
 
@@ -171,10 +181,15 @@ async def room_info(code: str, request: Request) -> dict[str, Any]:
 
 @router.post("/api/rooms/{code}/join", response_model=Joined)
 async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, Any]:
-    """Take a seat (an empty one, or a bot's: the newcomer takes over its hand)."""
-    normal = await _check_lookup(request, code)
+    """Take a seat (an empty one, or a bot's: the newcomer takes over its hand).
+
+    The join is counted first, so that a join from an address past its failed look-ups
+    (see `_check_lookup`) costs one join, whether its room exists or not."""
     if not await _limits(request).join.take(client_address(request)):
         raise _too_many()
+    normal = normalise_code(code)
+    if normal is None:
+        await _unknown(request)
     name, member = body.name, None
     try:
         if body.member_key is not None:
@@ -190,7 +205,7 @@ async def join_room(code: str, body: JoinRoom, request: Request) -> dict[str, An
         raise HTTPException(503, "server shutting down") from None
     except StoreError:
         raise HTTPException(503, "store unavailable") from None
-    return {"seat": seat, "token": token}
+    return {"seat": seat, "token": token}  # no-store: `SecurityHeaders`
 
 
 async def _book(request: Request, raw: str) -> Book:

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from schmier.api.security import origin_allowed
+from schmier.api.security import EXHAUSTED, admit_spectator, origin_allowed
 from schmier.api.wireframes import FrameWriter
 from schmier.config import Settings
 from schmier.limits import TokenBucket
@@ -191,11 +191,12 @@ async def websocket_endpoint(ws: WebSocket, code: str, writer: FrameWriter | Non
     settings: Settings = app.state.settings
     rooms: Rooms = app.state.rooms
     metrics: Metrics = app.state.metrics
+    origin = ws.headers.get("origin")
     if not origin_allowed(
-        ws.headers.get("origin"), ws.headers.get("host"), settings.origin_allowlist
+        origin, ws.headers.get("host"), settings.origin_allowlist, settings.public_origins
     ):
         # Closing before accept makes the server answer the handshake with HTTP 403.
-        event("socket.origin_refused")
+        event("socket.origin_refused", origin=(origin or "")[:120])
         await ws.close(code=CloseCode.POLICY_VIOLATION)
         return
     await ws.accept()
@@ -254,8 +255,16 @@ class _Limiter:
 async def _serve(
     ws: WebSocket, peer: SocketPeer, raw_code: str, settings: Settings, rooms: Rooms
 ) -> LiveRoom | None:
-    """The life of one connection; returns the room it was seated in, if any."""
-    code = await _find_room(peer, raw_code, rooms)
+    """The life of one connection; returns the room it was seated in, if any.
+
+    A socket of an address past its failed look-ups (`security.EXHAUSTED`) is told
+    nothing about its room before its hello: then a seat's token lets it in as always,
+    and anything else closes it with 4429, whether the room exists or not."""
+    code: str | None
+    if ws.scope.get(EXHAUSTED):
+        code = normalise_code(raw_code) or ""
+    else:
+        code = await _find_room(peer, raw_code, rooms)
     if code is None:
         return None
     limiter = _Limiter(settings)
@@ -313,15 +322,26 @@ async def _await_hello(
         if not isinstance(frame, Hello):
             peer.send(error_frame("bad_message", "the first frame must be hello"))
             continue
-        return await _seat(peer, code, rooms, frame.token)
+        if ws.scope.get(EXHAUSTED) and (
+            not code or (frame.token is None and not await admit_spectator(ws.scope))
+        ):
+            peer.close(CloseCode.LOOKUPS_EXHAUSTED, "too many failed attempts")
+            return None
+        return await _seat(peer, code, rooms, frame.token, bool(ws.scope.get(EXHAUSTED)))
 
 
-async def _seat(peer: SocketPeer, code: str, rooms: Rooms, token: str | None) -> LiveRoom | None:
-    """Seat the socket by its hello's token; close it with the reason when that fails."""
+async def _seat(
+    peer: SocketPeer, code: str, rooms: Rooms, token: str | None, exhausted: bool = False
+) -> LiveRoom | None:
+    """Seat the socket by its hello's token; close it with the reason when that fails
+    (from an address past its failed look-ups: 4429, whatever the reason)."""
     try:
         room = await rooms.connect(code, peer, token)
     except UnknownRoom:
-        peer.close(CloseCode.UNKNOWN_ROOM, "unknown room")
+        if exhausted:
+            peer.close(CloseCode.LOOKUPS_EXHAUSTED, "too many failed attempts")
+        else:
+            peer.close(CloseCode.UNKNOWN_ROOM, "unknown room")
         return None
     except ShuttingDown:
         peer.close(CloseCode.SERVICE_RESTART)
@@ -330,7 +350,10 @@ async def _seat(peer: SocketPeer, code: str, rooms: Rooms, token: str | None) ->
         peer.close(CloseCode.INTERNAL_ERROR, "room unavailable")
         return None
     if room is None:
-        peer.close(CloseCode.BAD_TOKEN, "bad token")
+        if exhausted:
+            peer.close(CloseCode.LOOKUPS_EXHAUSTED, "too many failed attempts")
+        else:
+            peer.close(CloseCode.BAD_TOKEN, "bad token")
     return room
 
 

@@ -58,8 +58,8 @@ from schmier.protocol.http import (
     RoomCreated,
     RoomInfo,
     SeatInfo,
-    clean_name,
 )
+from schmier.protocol.names import clean_name
 from schmier.protocol.records import (
     GameSheet,
     HandRecord,

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from schmier.protocol.http import clean_name
+from schmier.protocol.names import clean_name
 from schmier.protocol.records import HandRecord
 from schmier.protocol.vocabulary import Phase, Variant
 

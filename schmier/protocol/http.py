@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from schmier.protocol.vocabulary import NAME_MAX, Phase, SeatKind, Variant
-
-
-def clean_name(raw: str) -> str:
-    """A player name made safe to show: control characters dropped, whitespace collapsed.
-
-    Raises ValueError unless 1..24 printable characters remain, so a name can never
-    carry an invisible or layout-breaking character into other players' screens.
-    """
-    kept = "".join(ch for ch in raw if not unicodedata.category(ch).startswith("C"))
-    name = " ".join(kept.split())
-    if not 1 <= len(name) <= NAME_MAX:
-        raise ValueError(f"a name is 1 to {NAME_MAX} printable characters")
-    if not name.isprintable():
-        raise ValueError("a name must be printable")
-    return name
+from schmier.protocol.names import clean_name
+from schmier.protocol.vocabulary import Phase, SeatKind, Variant
 
 
 class CreateRoom(BaseModel):

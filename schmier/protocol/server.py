@@ -117,6 +117,10 @@ class View(_Out):
     """Seconds left of a person's timed turn when the frame was made (room rule
     `turn_seconds`); null while no person's turn is timed. While the game is paused, the
     seconds that were left when it was paused (the count stands still)."""
+    idle_ends_in: float | None = None
+    """In a room without a turn timer: seconds left, when the frame was made, before the
+    default bot plays the awaited person's turn for them (`SCHMIER_IDLE_TURN_SECONDS`);
+    clients show it in its last 30 s. Null with a timer, or when no person is awaited."""
     host: int | None = None
     """The seat of the room's host (docs/protocol.md, "The host"); null while nobody sits."""
     paused: bool = False

@@ -66,3 +66,11 @@ class CloseCode(IntEnum):
     """No room has this code."""
     HELLO_TIMEOUT = 4408
     """No hello within `SCHMIER_HELLO_TIMEOUT` seconds."""
+    SEAT_CROWDED = 4409
+    """A newer socket of the same seat pushed this one out: a seat may have only
+    `SCHMIER_SOCKETS_PER_SEAT` sockets, and the oldest goes. Do not reconnect by
+    yourself (the seat is open elsewhere); offer to."""
+    LOOKUPS_EXHAUSTED = 4429
+    """This address made too many failed look-ups (`SCHMIER_LOOKUP_FAIL_RATE`), and the
+    hello carried no token of a seat of this room: only a seat's own token is let in
+    until the budget refills (a minute)."""

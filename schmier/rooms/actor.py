@@ -82,7 +82,7 @@ class RoomActor(mailbox.Door):
         self._on_exit = on_exit
         self._link = link
         self._shuffler = shuffler = shuffler or SecureShuffler()
-        self._peers = Sockets()
+        self._peers = Sockets.for_settings(settings)
         self._rng = random.Random(secrets.randbits(64))
         self._loop = asyncio.get_running_loop()
         now = self._loop.time()
@@ -224,6 +224,8 @@ class RoomActor(mailbox.Door):
         raises `outage.Unsettled` (its outcome is settled when the store is back).
         """
         self.outage.check()
+        if change.record == self.record and not change.entries:
+            return  # nothing anybody could see changes (a repeated entropy, say)
         record = self.clock.timed(self.record, change.stored(), time.time())
         record, ended = finished.closing(self.record, record)
         snapshot = record.to_bytes()
@@ -252,6 +254,7 @@ class RoomActor(mailbox.Door):
         self.record = record
         if record.state is not before.state:
             self.clock.state_changed(before.state, record.state, self._loop.time())
+            self._thinking.moved_on(record.state)
         if record.paused != before.paused:
             self.clock.pause_changed(record, self._loop.time())
         self._broadcast(snapshot)
@@ -404,8 +407,10 @@ class RoomActor(mailbox.Door):
         seat = peer.seat
         if seat is None:
             raise Refused("forbidden", "spectators cannot act or chat; join a seat first")
+        self._peers.spend(seat)  # the seat's frame budget, however many sockets it has
         if isinstance(frame, Chat):
-            await self._chat_line(seat, frame.text)
+            name = self.record.seats[seat].name or ""
+            self._peers.send_all(await self._talk.say(seat, name, frame.text, self._loop.time()))
         elif isinstance(frame, Leave):
             await seats.leave(self, seat, op)
         elif isinstance(frame, HOST_FRAMES):
@@ -420,10 +425,6 @@ class RoomActor(mailbox.Door):
                 await self._apply(change.with_op(op))
             if isinstance(frame, Start):
                 event("room.start", room=self.code, dealer=change.record.first_dealer)
-
-    async def _chat_line(self, seat: int, raw: str) -> None:
-        name = self.record.seats[seat].name or ""
-        self._peers.send_all(await self._talk.say(seat, name, raw, self._loop.time()))
 
     # ------------------------------------------------------------ timers
 

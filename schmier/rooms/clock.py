@@ -15,7 +15,9 @@ with the change that starts them (`timed`), so that other instances and a restar
 new owner go on with them: the turn timer (room rule `turn_seconds`), whose deadline is
 shown to every viewer (`turn_ends_in`), and the reveal window before a deal
 (`SCHMIER_REVEAL_MS`, docs/fairness.md). The clock only converts them to its own time
-(`wall_offset`).
+(`wall_offset`). In a room without a timer the turn's deadline holds the server's idle
+limit (`SCHMIER_IDLE_TURN_SECONDS`, shown as `idle_ends_in`), so a connected player who
+never acts has that turn played by the bot exactly as a timed-out one, on the same path.
 """
 
 from __future__ import annotations
@@ -116,10 +118,12 @@ class Clock:
 
     def _turn_deadline(self, before: RoomRecord, after: RoomRecord, wall: float) -> RoomRecord:
         """`after` with the deadline of its timed turn: none unless a person's turn is
-        awaited and the room has a timer; kept while the same turn goes on (a seat
-        connecting, another seat's simultaneous discard); else `turn_seconds` from now,
-        after the trick pause when a trick was just completed (the turn starts when the
-        bots' would, `state_changed`).
+        awaited and the room has a timer (or, without one, the server has an idle limit,
+        `SCHMIER_IDLE_TURN_SECONDS`: that deadline is played exactly as the timer's, and
+        shown as `idle_ends_in`); kept while the same turn goes on (a seat connecting,
+        another seat's simultaneous discard); else `turn_seconds` from now, after the
+        trick pause when a trick was just completed (the turn starts when the bots'
+        would, `state_changed`).
 
         `wall`: the wall-clock time now. The deadline is one, and is counted from one, so
         the time left a view shows is never more than the turn's (the loop's clock and
@@ -136,6 +140,8 @@ class Clock:
         if after.turn_left is not None:
             after = replace(after, turn_left=None)
         seconds = after.rules.turn_seconds * self.settings.turn_timer_scale
+        if not seconds:  # no timer: the server's idle limit times the turn instead
+            seconds = self.settings.idle_turn_seconds
         state = after.state
         if not seconds or state is None:
             return _with_deadline(after, None)

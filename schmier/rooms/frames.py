@@ -8,10 +8,11 @@ other keys of `engine.PRIVATE_KEYS` are built per seat. The two JSON objects are
 as bytes, which is safe because the public part never holds a private key (a test of the
 engine checks that) and orjson writes no whitespace.
 
-`turn_ends_in` (the seconds left of a timed turn) is public too, but says how much time
-is left when the frame is made, so it is written into each frame as it is sent rather
-than kept with the version's frames (while the game is paused it stands still, and is
-part of the version like the rest).
+`turn_ends_in` (the seconds left of a timed turn) and `idle_ends_in` (of an untimed
+turn, before the idle limit plays it) are public too, but say how much time is left
+when the frame is made, so they are written into each frame as it is sent rather than
+kept with the version's frames (while the game is paused they stand still, and are part
+of the version like the rest).
 
 The room's own fields (`host`, `paused`, the `rematch` votes) are public; so is `rules`,
 which is the room's: at `game_over`, the next game's as the host set them.
@@ -104,17 +105,45 @@ def private_part(record: RoomRecord, seat: int | None) -> dict[str, Any]:
 
 def turn_ends_in(record: RoomRecord, wall: float) -> float | None:
     """The seconds left of the timed turn at wall-clock time `wall` (never below 0), or
-    None while no person's turn is timed; while paused, what was left at the pause."""
+    None while no person's turn is timed by the room's timer; while paused, what was left
+    at the pause."""
     deadline = record.turn_deadline
+    if not record.rules.turn_seconds:
+        return None
     if deadline is None:
         return record.turn_left
     return round(max(0.0, deadline - wall), 3)
 
 
+def idle_ends_in(record: RoomRecord, wall: float) -> float | None:
+    """The seconds left before the bot plays an idle person's turn in a room without a
+    timer (`SCHMIER_IDLE_TURN_SECONDS`), never below 0; None when the room has a timer
+    or no person's turn is awaited; while paused, what was left at the pause."""
+    deadline = record.turn_deadline
+    if record.rules.turn_seconds:
+        return None
+    if deadline is None:
+        return record.turn_left
+    return round(max(0.0, deadline - wall), 3)
+
+
+def _countdowns(record: RoomRecord) -> bytes:
+    """`turn_ends_in` and `idle_ends_in` as they are written into a frame now, from the
+    value of the first: `1.5,"idle_ends_in":null`."""
+    wall = time.time()
+    return (
+        orjson.dumps(turn_ends_in(record, wall))
+        + b',"idle_ends_in":'
+        + orjson.dumps(idle_ends_in(record, wall))
+    )
+
+
 def room_view(record: RoomRecord, seat: int | None) -> dict[str, Any]:
     """The whole view of one seat (or a spectator), as a dict, made now."""
     view = public_part(record)
-    view["turn_ends_in"] = turn_ends_in(record, time.time())
+    wall = time.time()
+    view["turn_ends_in"] = turn_ends_in(record, wall)
+    view["idle_ends_in"] = idle_ends_in(record, wall)
     view.update(private_part(record, seat))
     return view
 
@@ -148,13 +177,14 @@ class StateFrames:
                 frame = {"type": "state", "seq": self._version, "view": view}
                 head = self._head = orjson.dumps(frame)[:-2] + b',"turn_ends_in":'
             private = b"," + orjson.dumps(private_part(self._record, seat))[1:] + b"}"
-            still = orjson.dumps(self._record.turn_left)  # null, or the time left paused
+            # Untimed, or paused: the countdowns are part of the version (null, or the
+            # time left when the game was paused).
+            still = _countdowns(self._record)
             data = self._frames[seat] = private if timed else head + still + private
         if not timed:
             return data
         assert self._head is not None
-        left = turn_ends_in(self._record, time.time())
-        return self._head + orjson.dumps(left) + data
+        return self._head + _countdowns(self._record) + data
 
 
 class LatestFrames:

@@ -14,6 +14,9 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 
+from schmier.config import Settings
+from schmier.limits import SeatBudgets
+from schmier.protocol import CloseCode
 from schmier.rooms.codes import token_matches
 from schmier.rooms.record import RoomRecord
 
@@ -116,10 +119,29 @@ def seat_of(record: RoomRecord, token: str | None, token_hash: str | None) -> in
 
 class Sockets:
     """The sockets of one room: this instance's own, and other instances' (their
-    `instance` set), with the seat each holds."""
+    `instance` set), with the seat each holds, oldest first.
 
-    def __init__(self) -> None:
-        self._peers: set[Peer] = set()
+    A seat may have `per_seat` sockets at once (tabs, devices): a newer one closes the
+    oldest with 4409, so one token cannot open a hundred sockets. And a seat's frames
+    are counted against one budget (`spend`), however many sockets send them, on top of
+    each socket's own (`api/ws.py`), so more sockets never mean more frames.
+    """
+
+    def __init__(self, per_seat: int = 0, budgets: SeatBudgets | None = None) -> None:
+        self._peers: dict[Peer, None] = {}
+        self._per_seat = per_seat
+        self._budgets = budgets
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> Sockets:
+        """A room's sockets with the server's limits per seat."""
+        budgets = SeatBudgets(settings.frame_burst, settings.frame_rate)
+        return cls(settings.sockets_per_seat, budgets)
+
+    def spend(self, seat: int) -> None:
+        """Count one frame of `seat`; raises `Refused` (`rate_limited`) past its budget."""
+        if self._budgets is not None and not self._budgets.take(seat):
+            raise Refused("rate_limited", "too many frames from this seat; slow down")
 
     def __contains__(self, peer: Peer) -> bool:
         return peer in self._peers
@@ -128,10 +150,17 @@ class Sockets:
         return bool(self._peers)
 
     def add(self, peer: Peer) -> None:
-        self._peers.add(peer)
+        """A socket joins; the oldest of its seat's close (4409) while it has too many."""
+        seat = peer.seat
+        if seat is not None and self._per_seat:
+            crowd = self.at(seat)
+            for old in crowd[: max(0, len(crowd) - self._per_seat + 1)]:
+                del self._peers[old]
+                old.close(CloseCode.SEAT_CROWDED, "this seat was opened on another socket")
+        self._peers[peer] = None
 
     def discard(self, peer: Peer) -> None:
-        self._peers.discard(peer)
+        self._peers.pop(peer, None)
 
     def all(self) -> list[Peer]:
         """Every socket of the room, this instance's and the others'."""

@@ -87,7 +87,9 @@ class Rooms:
         pool: thinking.Pool | None = None,
     ) -> None:
         self.store = store
-        self.pool = pool or thinking.Pool(settings.thinking_workers, settings.bot_nice)
+        self.pool = pool or thinking.Pool(
+            settings.thinking_workers, settings.bot_nice, settings.think_queue
+        )
         """The workers every room's bots decide in (`thinking.py`)."""
         self.settings = settings
         self.metrics = metrics

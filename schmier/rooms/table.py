@@ -24,6 +24,7 @@ from schmier.engine import Action
 from schmier.engine.bots import levels
 from schmier.engine.fairness import entropy_commit
 from schmier.protocol import ACTION_FRAMES, AddBot, Entropy, Rematch, RemoveBot, Start
+from schmier.protocol.names import look_alike
 from schmier.rooms import rematch
 from schmier.rooms.change import Change as Change
 from schmier.rooms.change import Entry as Entry
@@ -169,15 +170,8 @@ class Seating(NamedTuple):
     took_over: bool
 
 
-NAME_TAKEN = "name taken: someone at this table already has that name; choose another"
-"""The detail of the join's 409 for a name in use (a client tells it by its start)."""
-
-
-def name_key(name: str) -> str:
-    """What two names at one table may not share: the name trimmed, its runs of
-    whitespace as one space, case folded ("sam " is "Sam"). Names reach the room already
-    cleaned (`protocol.http.clean_name`); this compares them."""
-    return " ".join(name.split()).casefold()
+NAME_TAKEN = "name taken at this table"
+"""How the join's 409 for a name in use begins (a client tells it by this start)."""
 
 
 def join(
@@ -193,8 +187,10 @@ def join(
     player who left and comes back on the same page), which then shows connected.
     `member`: the club member joining with a member key, who holds one seat at most.
 
-    Two seats may not bear the same name (`name_key`; "Waiting for Sam" must say who),
-    nor a person the name a bot has or would have at this table ("Bot 3"): a 409."""
+    A name that looks like another at the table is refused with 409 (equal names, after
+    case folding, are the plainest case: "Waiting for Sam" must say who; `names.look_alike`
+    catches the rest, such as a Cyrillic "Аlice" beside "Alice"), and so is the name a
+    bot has or would have at this table ("Bot 3": a person may not pass for a bot)."""
     seats = record.seats
     if member is not None:
         held = [k for k, s in enumerate(seats) if s.kind == "human" and s.member == member]
@@ -211,10 +207,10 @@ def join(
         if seats[wanted].kind == "human":
             raise JoinRefused(409, "seat taken")
         seat = wanted
-    taken = {name_key(s.name or "") for k, s in enumerate(seats) if k != seat}
-    bots = {name_key(bot_seat(k).name or "") for k in range(len(seats))}
-    if name_key(name) in taken | bots:
-        raise JoinRefused(409, NAME_TAKEN)
+    taken = [s.name for k, s in enumerate(seats) if k != seat and s.name is not None]
+    bots = [bot_seat(k).name or "" for k in range(len(seats))]
+    if (other := look_alike(name, [*taken, *bots])) is not None:
+        raise JoinRefused(409, f"{NAME_TAKEN}: {name!r} looks too much like {other!r}")
     token = new_token()
     human = Seat(
         kind="human",

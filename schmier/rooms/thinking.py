@@ -1,19 +1,27 @@
-"""Bot decisions and hints, computed off the event loop in a bounded pool of workers.
+"""Bot decisions and hints, computed off the event loop in the server's worker pool.
 
 A search bot may take a few hundred milliseconds of a core per decision; on the event
 loop that would freeze every room of the server. So a room only *asks*: `Thinking.move`
-(a bot's turn, or an away player's) and `Thinking.hint` (a player's question) hand the
-seat's view and a seed to the server's `Pool`, and the answer comes back later as a
+(a bot's turn, or an away or idle player's) and `Thinking.hint` (a player's question)
+hand the seat's view and a seed to the server's `Pool` (`pool.py`, which runs moves
+before hints and refuses what it cannot queue), and the answer comes back later as a
 `mailbox.Thought`, which the actor handles like any other message, in order, on its own
 task. Meanwhile the room goes on answering its humans.
 
 An answer that arrives after the room moved on (another game state, or a seat the bot
-no longer plays, or an asker gone) is dropped: the clock asks again if it is still the
-bot's turn. A worker that crashed gets the first legal action played instead (a room
-must never stall on a bot) and the pool is rebuilt for the next decision. Forced moves
-(a single legal action) never reach the pool. Each decision's seed is drawn from the
-room's own random source when it is asked for, so a decision is a pure function of the
-view and that seed, wherever it runs; the room's log keeps what was played.
+no longer plays, or an asker gone) is dropped, and a job still waiting when the room
+moves on is withdrawn (`moved_on`): the clock asks again if it is still the bot's turn.
+A worker that crashed gets the first legal action played instead (a room must never
+stall on a bot) and the pool is rebuilt for the next decision. Forced moves (a single
+legal action) never reach the pool. Each decision's seed is drawn from the room's own
+random source when it is asked for, so a decision is a pure function of the view and
+that seed, wherever it runs; the room's log keeps what was played.
+
+Hints are a seat's, not a socket's: one computation per seat and game state, however
+many sockets of the seat ask (they all get its answer, and a repeated question gets the
+answer kept from the first), and computations are limited per seat
+(`SCHMIER_HINT_BURST`, `SCHMIER_HINT_RATE`) and per room (`SCHMIER_ROOM_HINT_RATE`):
+past a limit, or when the pool's queue is full, the asker gets `rate_limited`.
 """
 
 from __future__ import annotations
@@ -21,142 +29,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
-import os
 import random
-import threading
-import time
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from schmier import engine
-from schmier.engine import bots
 from schmier.engine.bots import levels
+from schmier.limits import TokenBucket
 from schmier.logs import event, failure
 from schmier.rooms import autoplay, table
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import room_view
 from schmier.rooms.peers import Peer, Refused, Sockets
+from schmier.rooms.pool import Answer, Busy, Pool, Priority, start_worker, work
 from schmier.rooms.record import RoomRecord
 
-Answer = dict[str, Any]
-
-
-def work(policy: str, view: dict[str, Any], seed: int) -> Answer:
-    """What a worker runs: the policy's answer to the view, from a random source of its
-    own seeded with `seed` (the same view and seed give the same answer anywhere)."""
-    return bots.choose(policy, view, random.Random(seed))
-
-
-#: How often a worker looks whether the server that started it is still there.
-PARENT_CHECK_SECONDS = 0.5
-
-
-def start_worker(nice: int, server: int) -> None:
-    """A worker's initializer: run `nice` steps below the server, so that when bots and
-    the event loop want the same core, the loop (every human's next view) comes first;
-    and end the worker once the server process `server` is gone (`watch_parent`)."""
-    with contextlib.suppress(OSError, AttributeError):  # not allowed, or not Unix
-        os.nice(nice)
-    threading.Thread(target=watch_parent, args=(server,), name="parent-watch", daemon=True).start()
-
-
-def watch_parent(server: int) -> None:
-    """End this worker when its parent is no longer `server`.
-
-    A worker waits for its next decision on a pipe it holds both ends of, so a server
-    killed with SIGKILL (which rooms are built to survive) never reaches it as an end of
-    file: without this, every killed server would leave its workers (and their
-    multiprocessing resource tracker) running forever, re-parented to init. The parent's
-    death signal (`PR_SET_PDEATHSIG`) is not used: it fires when the *thread* that
-    started the process ends, and the pool starts workers from whichever thread submits.
-    """
-    while os.getppid() == server:
-        time.sleep(PARENT_CHECK_SECONDS)
-    os._exit(0)
-
-
-class Pool:
-    """The server's workers for bot decisions, shared by its rooms.
-
-    `workers` processes (``SCHMIER_BOT_WORKERS``); 0 runs decisions in one thread of the
-    server's own process instead (tests, development), still off the event loop. The
-    processes start on the first decision, spawned (never forked from a server full of
-    threads and sockets), at `nice` steps below the server's priority
-    (``SCHMIER_BOT_NICE``).
-    """
-
-    def __init__(self, workers: int, nice: int = 0) -> None:
-        self.workers = workers
-        self.nice = nice
-        self._executor: Executor | None = None
-        self._closed = False
-        self._lock = threading.Lock()  # the executor is also reached from other threads
-        self.rebuilt = 0
-        """How many times a broken pool was replaced."""
-
-    @property
-    def executor(self) -> Executor:
-        """The executor decisions go to now (started on first use)."""
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("the bot pool is shut down")
-            if self._executor is None:
-                if self.workers == 0:
-                    self._executor = ThreadPoolExecutor(1, thread_name_prefix="bot")
-                else:
-                    context = multiprocessing.get_context("spawn")
-                    self._executor = ProcessPoolExecutor(
-                        self.workers,
-                        mp_context=context,
-                        initializer=start_worker,
-                        initargs=(self.nice, os.getpid()),
-                    )
-            return self._executor
-
-    def warm(self) -> None:
-        """Start the worker processes now (the server starts), so the first bot's move
-        does not wait for a process to start and import the server's code."""
-        if self.workers > 0:
-            executor = self.executor
-            for _ in range(self.workers):
-                executor.submit(os.getpid)
-
-    def submit(
-        self, policy: str, view: dict[str, Any], seed: int
-    ) -> tuple[Executor, Future[Answer]]:
-        """Hand one decision to a worker: the executor it went to, and its future."""
-        executor = self.executor
-        try:
-            return executor, executor.submit(work, policy, view, seed)
-        except BrokenProcessPool:
-            self.broken(executor)
-            executor = self.executor
-            return executor, executor.submit(work, policy, view, seed)
-
-    def broken(self, executor: Executor) -> None:
-        """A worker of `executor` died: replace that pool (once, however many decisions
-        it took down with it)."""
-        with self._lock:
-            if executor is not self._executor:
-                return
-            self._executor = None
-            self.rebuilt += 1
-        executor.shutdown(wait=False, cancel_futures=True)
-        event("bots.pool_rebuilt", workers=self.workers)
-
-    async def close(self) -> None:
-        """Stop the workers (the rooms have stopped first); decisions queued are dropped."""
-        with self._lock:
-            self._closed = True
-            executor, self._executor = self._executor, None
-        if executor is not None:
-            await asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
+__all__ = ["Job", "Pool", "Priority", "Thinking", "hint_frame", "start_worker", "work"]
 
 
 @dataclass(eq=False)
@@ -166,10 +59,36 @@ class Job:
     seat: int
     state: engine.State
     """The game state it decides in: any other state, and the answer is dropped."""
-    asker: Peer | None
-    """The socket that asked for a hint; None for the seat's own move."""
-    executor: Executor | None
+    askers: list[Peer] | None
+    """The sockets of the seat that asked for this hint; None for the seat's own move."""
     future: Future[Answer]
+
+    @property
+    def hint(self) -> bool:
+        return self.askers is not None
+
+
+@dataclass
+class _Hints:
+    """A room's hint limits, and the last hint of each seat (to answer a repeat)."""
+
+    seat_burst: int
+    seat_rate: float
+    room: TokenBucket
+    seats: dict[int, TokenBucket] = field(default_factory=dict)
+    answered: dict[int, tuple[engine.State, Answer]] = field(default_factory=dict)
+
+    def allow(self, seat: int) -> str | None:
+        """Spend one computation of `seat` and of the room; why not, when refused."""
+        bucket = self.seats.get(seat)
+        if bucket is None:
+            bucket = self.seats[seat] = TokenBucket(self.seat_burst, self.seat_rate)
+        if not bucket.has():
+            return "too many hints for this seat; ask again in a moment"
+        if not self.room.take():
+            return "too many hints at this table; ask again in a moment"
+        bucket.take()
+        return None
 
 
 def hint_frame(version: int, action: Answer) -> bytes:
@@ -193,16 +112,22 @@ class Thinking:
         self._post = post
         """Hands a finished job to the room's mailbox (called on the event loop)."""
         self._peers = peers
-        """The room's sockets: a hint goes to its asker only while it is there."""
+        """The room's sockets: a hint goes to its askers only while they are there."""
         self._shuffler = shuffler
         self._loop = asyncio.get_running_loop()
         self._jobs: set[Job] = set()
+        settings = clock.settings
+        self._hints = _Hints(
+            settings.hint_burst,
+            settings.hint_rate,
+            TokenBucket(2 * settings.hint_burst, settings.room_hint_rate),
+        )
 
     def move(self, record: RoomRecord, seat: int, rng: random.Random) -> table.Change | None:
         """The bot's turn at `seat` has come: a forced move's change at once, else None
         (the decision is asked for; its `Thought` brings it)."""
         state = record.state
-        if state is None or any(j.asker is None and j.seat == seat for j in self._jobs):
+        if state is None or any(not j.hint and j.seat == seat for j in self._jobs):
             return None
         view = room_view(record, seat)
         legal = view["legal"]
@@ -212,19 +137,23 @@ class Thinking:
         if only is not None:
             return autoplay.play(record, seat, only, self._shuffler)
         self._clock.thinking.add(seat)
-        self._ask(state, seat, None, autoplay.policy_for(record, seat), view, rng)
+        policy = autoplay.policy_for(record, seat)
+        self._ask(state, seat, None, policy, view, rng, Priority.MOVE)
         return None
 
     def hint(
         self, record: RoomRecord, version: int, seat: int, asker: Peer, rng: random.Random
     ) -> None:
-        """A seated player asks for a hint: sent to the asker at once for a forced move,
-        else once the default bot has decided. Raises `Refused` (and then asks nothing)."""
+        """A seated player asks for a hint: sent to the asker at once for a forced move
+        or a question this seat asked already in this state, else once the default bot
+        has decided. Raises `Refused` (and then asks nothing)."""
         if not record.rules.hints:
             raise Refused("forbidden", "hints are turned off in this room")
         state = record.state
         if state is None or seat not in engine.turn(state):
             raise Refused("not_your_turn", "a hint is for your own turn")
+        if self._asked_already(seat, state, version, asker):
+            return
         view = room_view(record, seat)
         legal = view["legal"]
         if not legal:
@@ -232,26 +161,47 @@ class Thinking:
         only = autoplay.forced(legal)
         if only is not None:
             asker.send(hint_frame(version, only))
-        elif not any(j.asker is asker and j.state is state for j in self._jobs):
-            self._ask(state, seat, asker, levels.level(None).policy, view, rng)
+            return
+        why = self._hints.allow(seat)
+        if why is not None:
+            raise Refused("rate_limited", why)
+        policy = levels.level(None).policy
+        try:
+            self._ask(state, seat, [asker], policy, view, rng, Priority.HINT)
+        except Busy:
+            raise Refused("rate_limited", "the bots are busy; ask again in a moment") from None
+
+    def _asked_already(self, seat: int, state: engine.State, version: int, asker: Peer) -> bool:
+        """Whether `seat` asked in `state` already: then `asker` gets that answer (now,
+        or with the others when it comes), and nothing is computed or counted again."""
+        answered = self._hints.answered.get(seat)
+        if answered is not None and answered[0] is state:
+            asker.send(hint_frame(version, answered[1]))
+            return True
+        for job in self._jobs:
+            if job.askers is not None and job.seat == seat and job.state is state:
+                if asker not in job.askers:
+                    job.askers.append(asker)
+                return True
+        return False
 
     def _ask(
         self,
         state: engine.State,
         seat: int,
-        asker: Peer | None,
+        askers: list[Peer] | None,
         policy: str,
         view: dict[str, Any],
         rng: random.Random,
+        priority: Priority,
     ) -> None:
         seed = rng.getrandbits(64)
-        executor: Executor | None = None
         try:
-            executor, future = self._pool.submit(policy, view, seed)
+            future = self._pool.submit(policy, view, seed, priority)
         except RuntimeError as exc:  # shut down under a room still running: fall back
             future = Future()
             future.set_exception(exc)
-        job = Job(seat, state, asker, executor, future)
+        job = Job(seat, state, askers, future)
         self._jobs.add(job)
         future.add_done_callback(lambda _f: self._back(job))
 
@@ -260,12 +210,21 @@ class Thinking:
         with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
             self._loop.call_soon_threadsafe(self._post, job)
 
+    def moved_on(self, state: engine.State | None) -> None:
+        """The room's game state is now `state`: withdraw the jobs still waiting for a
+        worker that were asked in another (their answers would be dropped anyway)."""
+        for job in self._jobs:
+            if job.state is not state:
+                job.future.cancel()
+
     def arrived(self, record: RoomRecord, version: int, job: Job) -> table.Change | None:
         """A decision came back: the change of the bot's move, or None (a hint is sent
-        to its asker here; an answer for a room that moved on is dropped)."""
+        to its askers here; an answer for a room that moved on is dropped)."""
         self._jobs.discard(job)
-        if job.asker is None:
+        if not job.hint:
             self._clock.thinking.discard(job.seat)
+        if job.future.cancelled():
+            return None
         answer = self._answer(record, job)
         state = record.state
         if state is not job.state or job.seat not in engine.turn(state):
@@ -274,9 +233,12 @@ class Thinking:
         if answer is not None and not autoplay.is_legal(answer, legal):
             event("room.bot_refused", logging.WARNING, room=record.code, seat=job.seat)
             answer = None
-        if job.asker is not None:
-            if job.asker in self._peers and job.asker.seat == job.seat:
-                job.asker.send(hint_frame(version, answer or autoplay.fallback_action(legal)))
+        if job.askers is not None:
+            hint = answer or autoplay.fallback_action(legal)
+            self._hints.answered[job.seat] = (state, hint)
+            for asker in job.askers:
+                if asker in self._peers and asker.seat == job.seat:
+                    asker.send(hint_frame(version, hint))
             return None
         # Still the room's move to make? Not once a person is back at the seat, say.
         due = self._clock.seat_due(record, job.seat, self._peers.has(job.seat))
@@ -285,14 +247,12 @@ class Thinking:
         return autoplay.play(record, job.seat, answer, self._shuffler)
 
     def _answer(self, record: RoomRecord, job: Job) -> Answer | None:
-        """The job's answer; None when the bot failed (logged; a dead worker's pool is
-        rebuilt)."""
+        """The job's answer; None when the bot failed (logged; the pool rebuilds itself
+        after a dead worker)."""
         try:
             return job.future.result(timeout=0)
         except BrokenProcessPool:
             event("room.bot_crashed", room=record.code, seat=job.seat)
-            if job.executor is not None:
-                self._pool.broken(job.executor)
         except Exception:
             failure("room.bot_failed", room=record.code, seat=job.seat)
         return None

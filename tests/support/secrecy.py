@@ -16,10 +16,19 @@ from tests.support import loopback
 
 CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|X[12])$")
 ROOM_SEAT_FIELDS = ("name", "kind", "connected", "bot")
-ROOM_FIELDS = ("code", "next_deal", "deal", "turn_ends_in", "host", "paused", "rematch")
+ROOM_FIELDS = (
+    "code",
+    "next_deal",
+    "deal",
+    "turn_ends_in",
+    "idle_ends_in",
+    "host",
+    "paused",
+    "rematch",
+)
 """What the server adds to the engine's view: the room's code, the deal commitments, the
-time left of a timed turn, and the table's own state (its host, the host's pause, the
-rematch votes)."""
+time left of a timed turn (or of an untimed one, before the idle limit plays it), and the
+table's own state (its host, the host's pause, the rematch votes)."""
 
 
 def cards_in(value: Any) -> set[str]:

@@ -67,6 +67,12 @@ FAST: dict[str, Any] = {
     "lookup_fail_rate": 10_000,
     "frame_rate": 1000.0,
     "frame_burst": 1000,
+    # The idle limit would put a changing countdown (`idle_ends_in`) into the views of
+    # every untimed turn; the tests of idle turns turn it on.
+    "idle_turn_seconds": 0,
+    "hint_burst": 1000,
+    "hint_rate": 1000.0,
+    "room_hint_rate": 1000.0,
     "log_level": "WARNING",
 }
 """Settings of the `server` fixture: no delays, limits out of the way."""

@@ -1,0 +1,270 @@
+"""The server's worker pool for bot decisions, hints (and, later, analyses): fair shares.
+
+Every room of a server decides in the same few workers (one on a two-core box), so the
+pool is a shared resource that one player must not be able to take from the others.
+Three rules make it fair:
+
+- **Priorities.** A job waits in the pool's own queue, not in the executor's, and a
+  free worker always takes the most urgent job waiting: a bot's (or an away player's)
+  move, which a whole table is waiting for, before an analysis, before a hint, which
+  only its asker waits for; first come, first served within a priority. At most
+  `capacity` jobs are in the executor at once, so a move never queues behind more
+  than the jobs already running.
+- **A bounded queue, refused rather than waited on.** Jobs below `MOVE` may wait only
+  while fewer than `queue_limit` of them are waiting; past that `submit` raises `Busy`
+  at once and the room answers `rate_limited`. Moves are never refused: a room asks for
+  at most one per seat at a time, so they are bounded by the tables themselves.
+- **Cancelled means gone.** A waiting job whose future was cancelled (its room moved
+  on, or stopped) never reaches a worker.
+
+Hints are also limited per seat and per room before they get here (`thinking.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import multiprocessing
+import os
+import random
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from schmier.engine import bots
+from schmier.logs import event
+
+Answer = dict[str, Any]
+
+
+class Priority(IntEnum):
+    """How urgent a job is; lower goes first."""
+
+    MOVE = 0
+    """A bot's move, or an away or idle player's: the whole table waits for it."""
+    ANALYSIS = 1
+    """A finished game's analysis: nobody is blocked by it, but it was asked for."""
+    HINT = 2
+    """A player's question about their own turn: only the asker waits."""
+
+
+class Busy(Exception):
+    """The pool's queue is full: the job is refused, not queued."""
+
+
+def work(policy: str, view: dict[str, Any], seed: int) -> Answer:
+    """What a worker runs: the policy's answer to the view, from a random source of its
+    own seeded with `seed` (the same view and seed give the same answer anywhere)."""
+    return bots.choose(policy, view, random.Random(seed))
+
+
+#: How often a worker looks whether the server that started it is still there.
+PARENT_CHECK_SECONDS = 0.5
+
+
+def start_worker(nice: int, server: int) -> None:
+    """A worker's initializer: run `nice` steps below the server, so that when bots and
+    the event loop want the same core, the loop (every human's next view) comes first;
+    and end the worker once the server process `server` is gone (`watch_parent`)."""
+    with contextlib.suppress(OSError, AttributeError):  # not allowed, or not Unix
+        os.nice(nice)
+    threading.Thread(target=watch_parent, args=(server,), name="parent-watch", daemon=True).start()
+
+
+def watch_parent(server: int) -> None:
+    """End this worker when its parent is no longer `server`.
+
+    A worker waits for its next decision on a pipe it holds both ends of, so a server
+    killed with SIGKILL (which rooms are built to survive) never reaches it as an end of
+    file: without this, every killed server would leave its workers (and their
+    multiprocessing resource tracker) running forever, re-parented to init. The parent's
+    death signal (`PR_SET_PDEATHSIG`) is not used: it fires when the *thread* that
+    started the process ends, and the pool starts workers from whichever thread submits.
+    """
+    while os.getppid() == server:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)
+
+
+@dataclass(order=True)
+class _Ticket:
+    """A job waiting for a worker (ordered by priority, then by arrival)."""
+
+    priority: int
+    number: int
+    call: tuple[Callable[..., Answer], tuple[Any, ...]] = field(compare=False)
+    future: Future[Answer] = field(compare=False)
+
+
+class Pool:
+    """The server's workers for bot decisions, shared by its rooms.
+
+    `workers` processes (``SCHMIER_BOT_WORKERS``); 0 runs decisions in one thread of the
+    server's own process instead (tests, development), still off the event loop. The
+    processes start on the first decision, spawned (never forked from a server full of
+    threads and sockets), at `nice` steps below the server's priority
+    (``SCHMIER_BOT_NICE``). `queue_limit` (``SCHMIER_THINK_QUEUE``): how many jobs below
+    `MOVE` may wait for a worker.
+    """
+
+    def __init__(self, workers: int, nice: int = 0, queue_limit: int = 32) -> None:
+        self.workers = workers
+        self.nice = nice
+        self.capacity = max(1, workers)
+        """Jobs handed to the executor at once: one per worker."""
+        self.queue_limit = queue_limit
+        self._executor: Executor | None = None
+        self._closed = False
+        self._lock = threading.Lock()  # the pool is also reached from worker threads
+        self._waiting: list[_Ticket] = []
+        self._running = 0
+        self._numbers = itertools.count()
+        self.rebuilt = 0
+        """How many times a broken pool was replaced."""
+        self.refused = 0
+        """How many jobs were refused because the queue was full."""
+
+    @property
+    def executor(self) -> Executor:
+        """The executor decisions go to now (started on first use)."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the bot pool is shut down")
+            if self._executor is None:
+                if self.workers == 0:
+                    self._executor = ThreadPoolExecutor(1, thread_name_prefix="bot")
+                else:
+                    context = multiprocessing.get_context("spawn")
+                    self._executor = ProcessPoolExecutor(
+                        self.workers,
+                        mp_context=context,
+                        initializer=start_worker,
+                        initargs=(self.nice, os.getpid()),
+                    )
+            return self._executor
+
+    def warm(self) -> None:
+        """Start the worker processes now (the server starts), so the first bot's move
+        does not wait for a process to start and import the server's code."""
+        if self.workers > 0:
+            executor = self.executor
+            for _ in range(self.workers):
+                executor.submit(os.getpid)
+
+    def submit(
+        self, policy: str, view: dict[str, Any], seed: int, priority: Priority = Priority.MOVE
+    ) -> Future[Answer]:
+        """Ask for one decision: its future (cancel it to withdraw a job still waiting).
+
+        Raises `Busy` for a job below `MOVE` when `queue_limit` such jobs already wait,
+        and RuntimeError once the pool is shut down."""
+        return self.call(work, (policy, view, seed), priority)
+
+    def call(
+        self, function: Callable[..., Answer], args: tuple[Any, ...], priority: Priority
+    ) -> Future[Answer]:
+        """Run `function(*args)` in a worker at `priority` (see `submit`)."""
+        future: Future[Answer] = Future()
+        ticket = _Ticket(priority, next(self._numbers), (function, args), future)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the bot pool is shut down")
+            if self._running < self.capacity:
+                self._running += 1
+                start = True
+            else:
+                if priority != Priority.MOVE and self._queued_below_moves() >= self.queue_limit:
+                    self.refused += 1
+                    raise Busy("the workers are busy")
+                heapq.heappush(self._waiting, ticket)
+                start = False
+        if start:
+            self._start(ticket)
+        return future
+
+    def waiting(self) -> int:
+        """Jobs waiting for a worker now (cancelled ones not counted)."""
+        with self._lock:
+            return sum(1 for t in self._waiting if not t.future.cancelled())
+
+    def _queued_below_moves(self) -> int:
+        """Jobs below `MOVE` waiting (called with the lock held); drops cancelled ones."""
+        if any(t.future.cancelled() for t in self._waiting):
+            self._waiting = [t for t in self._waiting if not t.future.cancelled()]
+            heapq.heapify(self._waiting)
+        return sum(1 for t in self._waiting if t.priority != Priority.MOVE)
+
+    def _start(self, ticket: _Ticket) -> None:
+        """Hand `ticket` to the executor (a slot is reserved for it), or, when it was
+        cancelled meanwhile, give the slot to the next one."""
+        if not ticket.future.set_running_or_notify_cancel():
+            self._next()
+            return
+        function, args = ticket.call
+        try:
+            executor = self.executor
+            try:
+                inner = executor.submit(function, *args)
+            except BrokenProcessPool:
+                self.broken(executor)
+                executor = self.executor
+                inner = executor.submit(function, *args)
+        except BaseException as exc:  # shut down meanwhile: the job fails, the slot frees
+            ticket.future.set_exception(exc)
+            self._next()
+            return
+        inner.add_done_callback(lambda done: self._finished(ticket, executor, done))
+
+    def _finished(self, ticket: _Ticket, executor: Executor, done: Future[Answer]) -> None:
+        """A worker is done with `ticket` (called in a pool thread): pass the outcome on,
+        then let the next job waiting have the worker."""
+        if done.cancelled():
+            ticket.future.set_exception(RuntimeError("the bot pool is shut down"))
+        elif (exc := done.exception()) is not None:
+            if isinstance(exc, BrokenProcessPool):
+                self.broken(executor)
+            ticket.future.set_exception(exc)
+        else:
+            ticket.future.set_result(done.result())
+        self._next()
+
+    def _next(self) -> None:
+        """A slot is free: start the most urgent job still wanted, if any waits."""
+        with self._lock:
+            while self._waiting:
+                ticket = heapq.heappop(self._waiting)
+                if not ticket.future.cancelled():
+                    break
+            else:
+                self._running -= 1
+                return
+        self._start(ticket)
+
+    def broken(self, executor: Executor) -> None:
+        """A worker of `executor` died: replace that pool (once, however many decisions
+        it took down with it)."""
+        with self._lock:
+            if executor is not self._executor:
+                return
+            self._executor = None
+            self.rebuilt += 1
+        executor.shutdown(wait=False, cancel_futures=True)
+        event("bots.pool_rebuilt", workers=self.workers)
+
+    async def close(self) -> None:
+        """Stop the workers (the rooms have stopped first); decisions queued are dropped."""
+        with self._lock:
+            self._closed = True
+            executor, self._executor = self._executor, None
+            waiting, self._waiting = self._waiting, []
+        for ticket in waiting:
+            ticket.future.cancel()
+        if executor is not None:
+            await asyncio.to_thread(executor.shutdown, True, cancel_futures=True)

@@ -28,7 +28,7 @@ import { trickHoldMs } from "./hold.js";
 import { useDeck } from "./cardface.js";
 import { noteTurnTimer } from "./timer.js";
 import { changed, room, subscribe } from "./room.js";
-import { seatName } from "./viewing.js";
+import { botPick, legalOf, myTurn, seatName } from "./viewing.js";
 
 export { room, subscribe };
 export {

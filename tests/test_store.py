@@ -174,7 +174,7 @@ async def test_ping_answers(store: RoomStore) -> None:
 #: `RoomStore` must be added here too, so this list and the Protocol cannot drift apart.
 CONTRACT = (
     "create", "load", "commit", "read_log", "add_chat", "read_chat", "exists", "delete",
-    "ping", "aclose",
+    "ping", "outbox_pending", "outbox_claim", "outbox_done", "outbox_stats", "aclose",
 )  # fmt: skip
 
 

@@ -73,6 +73,7 @@ FAST: dict[str, Any] = {
     "hint_burst": 1000,
     "hint_rate": 1000.0,
     "room_hint_rate": 1000.0,
+    "club_rate": 10_000,
     "log_level": "WARNING",
 }
 """Settings of the `server` fixture: no delays, limits out of the way."""

@@ -66,8 +66,8 @@ async def status(server: RunningServer, path: str) -> int:
 
 
 async def rematch_and_play(clients: dict[int, Client], seed: str) -> dict[str, Any]:
-    first = next(iter(clients.values()))
-    await first.send({"type": "rematch"})
+    for client in clients.values():  # every seated person confirms the rematch
+        await client.send({"type": "rematch"})
     for client in clients.values():
         await client.wait_state(lambda v: v["phase"] not in ("game_over", "lobby"))
     return await play_to_end(clients, seed)

@@ -354,7 +354,8 @@ async def test_club_pages_leak_nothing_of_a_hand_in_play(server: RunningServer) 
     rng = random.Random("club-secrecy")
     players = [Player(c, rng, before_act=poller.now_and_then) for c in clients.values()]
     await play_all(players, lambda v: v["phase"] == "game_over")
-    await clients[0].send({"type": "rematch"})
+    for client in clients.values():  # every seated person confirms the rematch
+        await client.send({"type": "rematch"})
     for client in clients.values():
         await client.wait_state(lambda v: v["phase"] not in ("game_over", "lobby"))
     await play_all(players, lambda v: v["phase"] == "game_over")

@@ -202,11 +202,12 @@ function seatChip(v, s) {
       // An empty seat is named by its number, as the join panel's "Sit in seat 4" says.
       h("span", { class: "seat-name" }, seatTitle(s.seat)),
       s.seat === v.dealer ? h("span", { class: "badge dealer", title: t("seat.dealer") }, "D") : null,
-      s.seat === v.host ? h("span", { class: "badge host-mark", title: t("seat.host"), "aria-hidden": "true" }, "★") : null,
     ),
     h(
       "div",
       { class: "seat-meta" },
+      // The host's star goes here, not beside the name, which keeps the chip's width.
+      s.seat === v.host ? h("span", { class: "badge host-mark", title: t("seat.host"), "aria-hidden": "true" }, "★") : null,
       s.kind === "empty" ? h("span", { class: "badge empty" }, t("seat.empty")) : null,
       s.kind === "bot" ? h("span", { class: "badge bot" }, t("seat.bot")) : null,
       s.kind === "human" && !s.connected ? h("span", { class: "badge away" }, t("seat.away")) : null,

@@ -154,6 +154,9 @@ export function renderTable() {
       ? h("p", { class: "trick-note", role: "status" }, "★ ", t("trick.won", { name: seatName(winner) }))
       : null;
   fill(el, h("div", { class: "felt" }), centre, seats, played, note);
+  // A chip taller than the stylesheet's guess (a long name on three lines) is kept
+  // inside by its own half height.
+  for (const chip of seats) chip.style.setProperty("--seat-h-half", `${Math.ceil(chip.offsetHeight / 2) + 2}px`);
   el.classList.toggle("in-lobby", v.phase === "lobby");
   el.classList.toggle(`seats-${n}`, true);
 }

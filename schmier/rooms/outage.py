@@ -24,9 +24,10 @@ as accepted what the store had.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -40,6 +41,7 @@ from schmier.rooms.peers import Link, Peer, error_frame
 from schmier.rooms.record import RoomRecord, Seat
 from schmier.rooms.table import Change, Seating
 from schmier.store import Finished, LeaseLost, RoomStore, Stored, StoreError, StoreUnavailable
+from schmier.store.health import StoreHealth
 
 PAUSED_FRAME = orjson.dumps(
     {
@@ -86,6 +88,9 @@ class Outage:
 
     def __init__(self) -> None:
         self.paused = False
+        self.announced = False
+        """Whether this instance's sockets were told `paused` (and not `resumed` since):
+        a commit that meets the store going pauses the room before anyone is told."""
         self.pending: Pending | None = None
 
     def check(self) -> None:
@@ -94,9 +99,9 @@ class Outage:
             raise Paused("the store is unavailable")
 
     def pause(self) -> bool:
-        """Pause; whether the room was running until now."""
-        was = self.paused
-        self.paused = True
+        """Pause; whether the sockets are still to be told."""
+        was = self.announced
+        self.paused = self.announced = True
         return not was
 
     def unsettled(self, version: int, snapshot: bytes, record: RoomRecord) -> Unsettled:
@@ -151,8 +156,11 @@ async def commit(
     first when nobody else holds it."""
     store = room.store
     try:
-        await store.commit(
-            room.code, version, snapshot, entries, lease=room.lease, finished=finished
+        await while_up(
+            store,
+            store.commit(
+                room.code, version, snapshot, entries, lease=room.lease, finished=finished
+            ),
         )
     except LeaseLost:
         if room.link is None:
@@ -161,6 +169,33 @@ async def commit(
         await store.commit(
             room.code, version, snapshot, entries, lease=room.lease, finished=finished
         )
+
+
+async def while_up(store: RoomStore, call: Coroutine[Any, Any, None]) -> None:
+    """Await a commit, unless the store's health marks it down first (Redis silent
+    past the leases' time, behind a network partition, say): then it raises
+    `StoreUnavailable` at once, so the room pauses and tells its sockets instead of
+    waiting out the wire's timeout with the room's mailbox blocked. The commit is left
+    to finish on its own (on the same connection as the probe that brings the store
+    back, so it has landed or failed by then): it stays unsettled until then."""
+    health: StoreHealth | None = getattr(store, "health", None)
+    if health is None or not health.up:
+        await call
+        return
+    task = asyncio.ensure_future(call)
+    went = asyncio.ensure_future(health.went_down())
+    try:
+        await asyncio.wait({task, went}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()  # the room itself is stopping
+        raise
+    finally:
+        went.cancel()
+    if task.done():
+        task.result()
+        return
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    raise StoreUnavailable("the store went down during the commit")
 
 
 def tell_paused(room: PausedRoom, peer: Peer) -> None:
@@ -281,4 +316,5 @@ async def store_back(room: PausedRoom) -> None:
             await room.apply(presence)
     except StoreUnavailable:
         return  # paused again by the failed commit; told when the store is back
+    outage.announced = False
     room.tell_own(RESUMED_FRAME)

@@ -11,6 +11,7 @@ The harness needs root and `ip netns` (skipped otherwise; failed instead under
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,6 +50,24 @@ def frames_of(cluster: FaultCluster, seat: int, kind: str) -> int:
     )
 
 
+def resumed_after(cluster: FaultCluster, seat: int, since: float) -> float:
+    """Seconds from `since` (a `time.monotonic()`) to the first state frame `seat`
+    received after it, on any of its sockets."""
+    return min(
+        at - since
+        for roaming in cluster.seats
+        if roaming.seat == seat
+        for client in roaming.clients
+        for at, frame in zip(client.arrivals, client.frames, strict=True)
+        if at > since and frame["type"] == "state"
+    )
+
+
+def report(name: str, **figures: float) -> None:
+    """One line of figures (shown with `pytest -s`; docs/scaling.md quotes them)."""
+    print(f"\nnetfaults {name}: " + ", ".join(f"{k} {v:.2f} s" for k, v in figures.items()))
+
+
 async def play(cluster: FaultCluster, code: str, fault: asyncio.Task[None]) -> None:
     seats = [s for s in cluster.seats if s.code == code]
     try:
@@ -69,12 +88,15 @@ async def test_an_owner_cut_off_from_redis(cluster: FaultCluster, seconds: int) 
     code, _ = await cluster.table("wisconsin4", {0: "a", 2: "b"}, RULES, PACE)
     assert await cluster.owner(code) == "a"
     owner = cluster.net.hosts["a"]
+    marks: dict[str, float] = {}
 
     async def fault() -> None:
         await asyncio.sleep(2)
         cluster.net.cut(owner, cluster.redis.address)
+        marks["cut"] = time.monotonic()
         await asyncio.sleep(seconds)
         cluster.net.heal(owner, cluster.redis.address)
+        marks["heal"] = time.monotonic()
 
     await play(cluster, code, asyncio.create_task(fault()))
     checked, history = await cluster.check([code])
@@ -83,3 +105,60 @@ async def test_an_owner_cut_off_from_redis(cluster: FaultCluster, seconds: int) 
     assert frames_of(cluster, 0, "paused") >= 1
     owners = [e.lease.rpartition(":")[0] for e in history.events if e.kind == "acquire"]
     assert owners[:2] == ["a", "b"], owners
+    report(
+        f"owner cut from Redis {seconds} s",
+        other_instance_plays_on_after_cut=resumed_after(cluster, 2, marks["cut"]),
+        owners_player_resumes_after_heal=resumed_after(cluster, 0, marks["heal"]),
+    )
+
+
+async def test_the_instances_cut_off_from_each_other(cluster: FaultCluster) -> None:
+    """The two instances cannot reach each other (each still reaches Redis and its
+    players): they speak only through Redis, so the game goes on as if nothing
+    happened, the follower's forwarded actions neither lost nor applied twice."""
+    code, _ = await cluster.table("wisconsin4", {0: "a", 2: "b"}, RULES, PACE)
+    a, b = cluster.net.hosts["a"], cluster.net.hosts["b"]
+
+    async def fault() -> None:
+        await asyncio.sleep(1)
+        cluster.net.cut(a, b.address)
+        await asyncio.sleep(8)
+        cluster.net.heal(a, b.address)
+
+    await play(cluster, code, asyncio.create_task(fault()))
+    checked, history = await cluster.check([code])
+    assert checked > 30
+    assert [e.lease.rpartition(":")[0] for e in history.events if e.kind == "acquire"] == ["a"]
+    assert all(s.reconnects == 0 for s in cluster.seats)
+    assert frames_of(cluster, 0, "paused") == frames_of(cluster, 2, "paused") == 0
+
+
+@pytest.mark.parametrize("seconds", [5, 15])
+async def test_the_players_links_cut(cluster: FaultCluster, seconds: int) -> None:
+    """Every player's link to both instances drops everything for 5 s or 15 s: their
+    sockets notice (a quick ping), they try again until the link is back, then resume
+    their seats and their turns; nothing accepted is lost."""
+    options = {"ping_interval": 0.5, "ping_timeout": 1.5, "open_timeout": 3}
+    code, _ = await cluster.table("wisconsin4", {0: "a", 2: "b"}, RULES, PACE, options)
+    hosts = list(cluster.hosts.values())
+    marks: dict[str, float] = {}
+
+    async def fault() -> None:
+        await asyncio.sleep(2)
+        for host in hosts:
+            cluster.net.cut(host, cluster.net.root)
+        await asyncio.sleep(seconds)
+        for host in hosts:
+            cluster.net.heal(host, cluster.net.root)
+        marks["heal"] = time.monotonic()
+
+    await play(cluster, code, asyncio.create_task(fault()))
+    checked, _ = await cluster.check([code])
+    assert checked > 30
+    assert all(s.reconnects >= 1 for s in cluster.seats)
+    report(
+        f"players' links cut {seconds} s",
+        **{
+            f"seat_{s}_resumes_after_heal": resumed_after(cluster, s, marks["heal"]) for s in (0, 2)
+        },
+    )

@@ -137,7 +137,12 @@ class FaultCluster:
         return None if holder is None else holder.rpartition(":")[0]
 
     async def table(
-        self, variant: str, humans: dict[int, str], rules: dict[str, Any], pace: float
+        self,
+        variant: str,
+        humans: dict[int, str],
+        rules: dict[str, Any],
+        pace: float,
+        options: dict[str, Any] | None = None,
     ) -> tuple[str, list[RoamingSeat]]:
         """A started room: each seat of `humans` played through the instance named
         there first (then any), bots elsewhere; the first seat's instance owns it."""
@@ -150,6 +155,7 @@ class FaultCluster:
             roaming = RoamingSeat(
                 code, seat, token, lambda: list(self.servers.values()),
                 random.Random(f"{code}{seat}"), start=order.index(name), pace=pace,
+                options=options,
             )  # fmt: skip
             await roaming.connect()
             seats.append(roaming)

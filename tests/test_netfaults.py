@@ -112,6 +112,34 @@ async def test_an_owner_cut_off_from_redis(cluster: FaultCluster, seconds: int) 
     )
 
 
+async def test_an_owner_cut_off_with_a_commit_under_way(cluster: FaultCluster) -> None:
+    """The owner loses Redis just as its player acts: that commit hangs in the cut
+    (TCP keeps it, and delivers it when the link heals, after the other instance has
+    taken the room over and waits for that very player). The store's fencing check
+    must refuse it then: a build without the lease check lets the stale owner commit
+    over the new one, and the checker names it ("two owners")."""
+    code, seats = await cluster.table("wisconsin4", {0: "a", 2: "b"}, RULES, PACE)
+    owner = cluster.net.hosts["a"]
+
+    async def fault() -> None:
+        await asyncio.sleep(2)
+        while True:
+            client = seats[0].client
+            state = client.state if client is not None else None
+            view = state["view"] if state is not None else None
+            if view is not None and view["phase"] == "play" and 0 in view["turn"]:
+                break
+            await asyncio.sleep(0.005)
+        cluster.net.cut(owner, cluster.redis.address)  # before the player's paced send
+        await asyncio.sleep(3)
+        cluster.net.heal(owner, cluster.redis.address)
+
+    await play(cluster, code, asyncio.create_task(fault()))
+    checked, _ = await cluster.check([code])
+    assert checked > 30
+    assert frames_of(cluster, 0, "paused") >= 1
+
+
 async def test_the_instances_cut_off_from_each_other(cluster: FaultCluster) -> None:
     """The two instances cannot reach each other (each still reaches Redis and its
     players): they speak only through Redis, so the game goes on as if nothing

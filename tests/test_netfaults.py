@@ -11,13 +11,15 @@ The harness needs root and `ip netns` (skipped otherwise; failed instead under
 from __future__ import annotations
 
 import asyncio
+import os
+import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.faults import FaultCluster
+from tests.support.faults import TABLES, FaultCluster, games_until, random_schedule
 from tests.support.netns import Network
 
 RULES = {"target": 5}
@@ -190,3 +192,29 @@ async def test_the_players_links_cut(cluster: FaultCluster, seconds: int) -> Non
             f"seat_{s}_resumes_after_heal": resumed_after(cluster, s, marks["heal"]) for s in (0, 2)
         },
     )
+
+
+async def test_a_random_schedule(cluster: FaultCluster) -> None:
+    """Games of every variant, one after another on both instances, under a random
+    schedule of all the faults above (and 5% loss on the players' links) for
+    `SCHMIER_NETFAULTS_SECONDS` (30 by default; `python -m bench.netfaults` runs it for
+    10 minutes); every game's history checked."""
+    seconds = float(os.environ.get("SCHMIER_NETFAULTS_SECONDS", "30"))
+    seed = os.environ.get("SCHMIER_NETFAULTS_SEED", "netfaults")
+    until = time.monotonic() + seconds
+    options = {"ping_interval": 0.5, "ping_timeout": 1.5, "open_timeout": 3}
+    done: list[str] = []
+    schedule = asyncio.create_task(random_schedule(cluster, random.Random(seed), until, done))
+    try:
+        codes = await asyncio.gather(*(games_until(cluster, v, until, options) for v in TABLES))
+        await schedule
+    except BaseException:
+        schedule.cancel()
+        print(cluster.logs())
+        raise
+    rooms = [code for each in codes for code in each]
+    checked, history = await cluster.check(rooms)
+    commits = sum(1 for e in history.events if e.kind == "commit")
+    report(f"random schedule, {len(rooms)} games, faults: {'; '.join(done)}", seconds=seconds)
+    print(f"netfaults random schedule: {checked} state frames and {commits} commits checked")
+    assert len(done) >= 2 and checked > 100

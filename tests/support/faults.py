@@ -209,3 +209,56 @@ class FaultCluster:
             for client in seat.clients
         ]
         return check(sockets, finals, history), history
+
+
+FAULTS = ("owner_from_redis", "instances_apart", "players_cut", "players_lossy")
+"""The faults of a random schedule: an instance cut off from Redis; the two instances
+cut off from each other; the players' links to an instance cut; 5% of the packets
+between the players and an instance dropped."""
+
+TABLES = {
+    "schmier6": {0: "a", 3: "b"},
+    "schmier5": {0: "b", 2: "a"},
+    "wisconsin4": {0: "a", 2: "b"},
+}
+"""The people of a random schedule's tables, by variant: one on each instance."""
+
+
+async def random_schedule(
+    cluster: FaultCluster, rng: random.Random, until: float, done: list[str]
+) -> None:
+    """Faults one after another until `until` (`time.monotonic()`), each 1-8 s long
+    with 1-3 s between; each one is named in `done`."""
+    net = cluster.net
+    while time.monotonic() < until:
+        kind = rng.choice(FAULTS)
+        name = rng.choice(sorted(cluster.hosts))
+        host = cluster.hosts[name]
+        seconds = rng.uniform(1, 8)
+        if kind == "owner_from_redis":
+            net.cut(host, cluster.redis.address)
+        elif kind == "instances_apart":
+            net.cut(cluster.hosts["a"], cluster.hosts["b"].address)
+        elif kind == "players_cut":
+            net.cut(host, net.root)
+        else:
+            net.lossy(host, net.root, 0.05)
+        done.append(f"{kind} {name} {seconds:.1f} s")
+        await asyncio.sleep(seconds)
+        for each in cluster.hosts.values():
+            net.clear(each)
+        await asyncio.sleep(rng.uniform(1, 3))
+
+
+async def games_until(
+    cluster: FaultCluster, variant: str, until: float, options: dict[str, Any]
+) -> list[str]:
+    """Games of `variant` one after another until `until`; their codes."""
+    codes = []
+    while time.monotonic() < until or not codes:
+        code, seats = await cluster.table(variant, TABLES[variant], {"target": 5}, 0.1, options)
+        codes.append(code)
+        await asyncio.gather(
+            *(s.play_until(lambda v: v["phase"] == "game_over", 240) for s in seats)
+        )
+    return codes

@@ -155,6 +155,10 @@ class Network:
         for rule in self._rules(host, other, extra):
             run(["iptables", "-I", *rule], host.namespace)
 
+    def clear(self, host: Host) -> None:
+        """Drop every rule of `host` (undo any `cut` and `lossy`)."""
+        run(["iptables", "-F"], host.namespace)
+
     def close(self) -> None:
         """Kill every process started here (by PID), delete the namespaces and the
         bridge (by name); the veth pairs go with their namespaces."""

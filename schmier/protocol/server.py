@@ -215,6 +215,21 @@ class ResumedFrame(_Out):
     message: str
 
 
+class ReviewFrame(_Out):
+    """The room's shared review (docs/protocol.md, "Review together"), to every socket at
+    each change and to each new socket after its first state: the hand reviewed (null:
+    none is open), the leading seat, the leader's step and pointer; and which seated
+    players look on, following the leader or stepping alone."""
+
+    type: Literal["review"]
+    hand: int | None
+    leader: int | None
+    step: int
+    point: Card | None
+    following: list[int] = []
+    wandering: list[int] = []
+
+
 ServerFrame = Annotated[
     StateFrame
     | ErrorFrame
@@ -224,7 +239,8 @@ ServerFrame = Annotated[
     | ResumedFrame
     | HintFrame
     | RevealFrame
-    | TimedOutFrame,
+    | TimedOutFrame
+    | ReviewFrame,
     Field(discriminator="type"),
 ]
 SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
@@ -238,4 +254,5 @@ SERVER_TYPES: tuple[str, ...] = (
     "hint",
     "reveal",
     "timed_out",
+    "review",
 )

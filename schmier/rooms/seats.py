@@ -16,12 +16,17 @@ from typing import Protocol
 import orjson
 
 from schmier.logs import event
-from schmier.protocol import CloseCode, FreeSeat, HostFrame
-from schmier.rooms import hosting, table
+from schmier.protocol import HOST_FRAMES, CloseCode, FreeSeat, HostFrame, Review
+from schmier.rooms import hosting, table, together
 from schmier.rooms.change import Change, Shuffler
 from schmier.rooms.clock import Clock
 from schmier.rooms.peers import Peer, Sockets
 from schmier.rooms.record import RoomRecord
+from schmier.store import RoomStore
+
+TABLE_FRAMES: tuple[type[HostFrame | Review], ...] = (*HOST_FRAMES, Review)
+"""The frames that run the table rather than play the game: the host's (and
+`move_seat`), and the shared review's (`together.py`)."""
 
 
 class SeatedRoom(Protocol):
@@ -43,6 +48,10 @@ class SeatedRoom(Protocol):
     @property
     def shuffler(self) -> Shuffler:
         """The room's chance."""
+
+    @property
+    def store(self) -> RoomStore:
+        """The room's store."""
 
 
 async def _moving(room: SeatedRoom, change: Change) -> list[Peer]:
@@ -84,8 +93,12 @@ async def leave(room: SeatedRoom, seat: int, op: str | None) -> None:
     event("room.leave", room=room.code, seat=seat, bot=bot)
 
 
-async def host(room: SeatedRoom, seat: int, frame: HostFrame, op: str | None) -> None:
-    """Apply a host's frame (or `move_seat`); a refusal raises `Refused`."""
+async def host(room: SeatedRoom, seat: int, frame: HostFrame | Review, op: str | None) -> None:
+    """Apply a host's frame (or `move_seat`, or a shared review's frame, which
+    `together.py` applies); a refusal raises `Refused`."""
+    if isinstance(frame, Review):
+        await together.on_frame(room, seat, frame, op)
+        return
     change = hosting.for_frame(room.record, seat, frame, room.shuffler).with_op(op)
     lost = await _moving(room, change)
     if isinstance(frame, FreeSeat):
@@ -97,7 +110,10 @@ async def host(room: SeatedRoom, seat: int, frame: HostFrame, op: str | None) ->
 
 async def hand_over_if_due(room: SeatedRoom, now: float) -> bool:
     """When the host has been away `host_away` seconds, the lowest connected person's
-    seat hosts; whether that happened (the timer's work for this turn)."""
+    seat hosts; whether that happened (the timer's work for this turn). So does the
+    lead of a shared review whose leader has been away (`together.lead_over_if_due`)."""
+    if await together.lead_over_if_due(room, now):
+        return True
     due = room.clock.host_due(room.record, room.peers.has)
     if due is None or due > now:
         return False

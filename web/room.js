@@ -37,6 +37,7 @@ export const room = {
   pendingTimer: null,
   timedOut: null, // the last `timed_out` frame, while its notice lasts
   timedOutTimer: null,
+  review: null, // the last `review` frame: the room's shared review (together.js)
 };
 
 const subscribers = [];

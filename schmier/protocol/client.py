@@ -227,6 +227,7 @@ REVIEW_FIELDS: dict[str, frozenset[str]] = {
     "lead": frozenset({"seat"}),
     "follow": frozenset({"follow"}),
     "close": frozenset(),
+    "practice": frozenset({"step"}),
 }
 """The fields each `review` op carries besides `type` and `op`: exactly these."""
 REVIEW_STEPS_MAX = 10_000
@@ -238,10 +239,11 @@ class Review(_Frame):
     seated player opens it and leads (`open`), the leader moves the table through it
     (`step`, `point`), hands the lead on (`lead`) or ends it (`close`); any seated
     player says whether they look on (`join`) and follow the leader or step alone
-    (`follow`). Each op carries exactly its own fields."""
+    (`follow`); the leader starts a practice room from a step (`practice`). Each op
+    carries exactly its own fields."""
 
     type: Literal["review"]
-    op: Literal["open", "join", "step", "point", "lead", "follow", "close"]
+    op: Literal["open", "join", "step", "point", "lead", "follow", "close", "practice"]
     hand: int | None = Field(None, ge=1, le=1_000_000)
     step: int | None = Field(None, ge=0, le=REVIEW_STEPS_MAX)
     card: Card | None = None

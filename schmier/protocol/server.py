@@ -128,6 +128,12 @@ class View(_Out):
     rematch: list[int] = Field(default_factory=list)
     """At `game_over`: the seats that asked for the rematch; the next game starts once
     every seat is taken and every seated person has asked. Else `[]`."""
+    practice: dict[str, Any] | None = None
+    """A practice room's origin, `{"room", "hand", "step"}` (docs/protocol.md, "Practice
+    from a position"); absent in any other room."""
+    original: LastHand | None = None
+    """In a practice room once its hand is scored: the original hand's `last_hand`,
+    shown beside the practice's own."""
 
 
 class StateFrame(_Out):
@@ -230,6 +236,16 @@ class ReviewFrame(_Out):
     wandering: list[int] = []
 
 
+class PracticeFrame(_Out):
+    """A practice room was made from the shared review (docs/protocol.md, "Practice from
+    a position"): to the sockets of one seat alone, that seat's place in it."""
+
+    type: Literal["practice"]
+    code: str
+    seat: int
+    token: str
+
+
 ServerFrame = Annotated[
     StateFrame
     | ErrorFrame
@@ -240,7 +256,8 @@ ServerFrame = Annotated[
     | HintFrame
     | RevealFrame
     | TimedOutFrame
-    | ReviewFrame,
+    | ReviewFrame
+    | PracticeFrame,
     Field(discriminator="type"),
 ]
 SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
@@ -255,4 +272,5 @@ SERVER_TYPES: tuple[str, ...] = (
     "reveal",
     "timed_out",
     "review",
+    "practice",
 )

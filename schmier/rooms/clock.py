@@ -270,8 +270,10 @@ class Clock:
         if state is None or record.paused:
             return []
         if engine.needs_deal(state):
-            if record.review is not None and not (record.next_deal and record.next_deal.revealing):
-                return []  # the table reviews a hand: the next waits until it is closed
+            if (record.review or record.practice) and state.phase != "deal":
+                # The table reviews a hand (the next waits until it is closed), or a
+                # practice room has played its one hand.
+                return []
             return [Due(self.deal_due(record, state), None)]
         out = []
         for seat in engine.turn(state):

@@ -23,13 +23,14 @@ from schmier import engine
 from schmier.engine.bots import levels
 from schmier.protocol import SeatKind
 from schmier.rooms.fairness import NextDeal
-from schmier.rooms.shared import SharedReview, settled
+from schmier.rooms.shared import Practice, SharedReview, settled
 
 SNAPSHOT_FORMAT = 5
 """2 added `next_deal` and `dealt`; 3 the `bot` of a bot's seat; 4 the room's `club`, the
 number of its `game`, the `member` of a seat, and the table's `host`, `paused`,
-`turn_left` and `rematch`; 5 the shared `review`. Older snapshots are still read (see
-`from_bytes`); `turn_deadline` may be absent from any (then there is none)."""
+`turn_left` and `rematch`; 5 the shared `review` and a practice room's `practice`. Older
+snapshots are still read (see `from_bytes`); `turn_deadline` may be absent from any (then
+there is none)."""
 READABLE_FORMATS = (1, 2, 3, 4, 5)
 
 
@@ -109,6 +110,10 @@ class RoomRecord:
     review: SharedReview | None = None
     """The shared review of a finished hand the table looks at (`shared.py`); None while
     none is open."""
+    practice: Practice | None = None
+    """A practice room's origin (docs/protocol.md, "Practice from a position"): it plays
+    that one hand again and shows the original's result beside its own; None for a
+    room of the players' own."""
 
     @classmethod
     def new(
@@ -201,6 +206,7 @@ class RoomRecord:
             "turn_left": self.turn_left,
             "rematch": list(self.rematch),
             "review": None if self.review is None else self.review.to_json(),
+            "practice": None if self.practice is None else self.practice.to_json(),
         }
         return orjson.dumps(body)
 
@@ -212,7 +218,8 @@ class RoomRecord:
         room's next change adds one. Before format 3 a bot's seat had no level: it is the
         default bot. Before format 4 there was no host, pause or rematch vote: the host
         is then the lowest human seat (`with_host`), the game is not paused, nobody has
-        asked for a rematch. Before format 5 no shared review was open. Reading draws no
+        asked for a rematch. Before format 5 no shared review was open, and no room was a
+        practice room. Reading draws no
         randomness, so every instance reading a snapshot gets the same record.
         """
         body = orjson.loads(data)
@@ -237,6 +244,7 @@ class RoomRecord:
         left = body.get("turn_left")
         host = body.get("host")
         review = body.get("review")
+        practice = body.get("practice")
         record = cls(
             code=str(body["code"]),
             variant=variant,
@@ -256,6 +264,7 @@ class RoomRecord:
             turn_left=None if left is None else float(left),
             rematch=tuple(sorted(int(k) for k in body.get("rematch", ()))),
             review=None if review is None else SharedReview.from_json(review, len(seats)),
+            practice=None if practice is None else Practice.from_json(practice),
         )
         return record.with_host()
 
@@ -291,6 +300,7 @@ class RoomRecord:
             "phase": self.phase,
             "seats": self.public_seats(live),
             "club": self.club is not None,
+            **({} if self.practice is None else {"practice": self.practice.info()}),
         }
 
 

@@ -1,6 +1,6 @@
 """The shared review as the room keeps it: which finished hand the table looks at, who
 leads, the leader's step and pointer, and who looks on (docs/protocol.md, "Review
-together").
+together"); and what a practice room keeps of the hand it plays again (`Practice`).
 
 It is part of the room record (`RoomRecord.review`), committed like any change of the
 room, so a restarted server or another instance taking the room over goes on at the
@@ -30,6 +30,10 @@ SEATS_MAX = 64
 """No table has more seats."""
 OPEN_PHASES = ("hand_over", "game_over")
 """The phases in which no hand is being played: a review may be open in these only."""
+PRACTICES_MAX = 20
+"""Practice rooms one shared review may start (each is a room of the server's)."""
+ORIGINAL_MAX = 8192
+"""Bytes the original hand's result may take in a practice room's snapshot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +53,8 @@ class SharedReview:
     """Seated players (not the leader) who look on and follow the leader, sorted."""
     wandering: tuple[int, ...] = ()
     """Seated players who look on and step on their own, sorted."""
+    practices: int = 0
+    """Practice rooms started from this review (at most `PRACTICES_MAX`)."""
 
     def frame(self) -> bytes:
         """The `review` frame of this review."""
@@ -80,6 +86,7 @@ class SharedReview:
             "point": self.point,
             "following": list(self.following),
             "wandering": list(self.wandering),
+            "practices": self.practices,
         }
 
     @classmethod
@@ -102,7 +109,10 @@ class SharedReview:
         wandering = _seats(body.get("wandering", []), seats)
         if not 0 <= leader < seats or set(following) & set(wandering):
             raise ValueError("a shared review's seats do not fit the table")
-        return cls(hand, leader, length, step, point, following, wandering)
+        practices = body.get("practices", 0)
+        if not isinstance(practices, int) or not 0 <= practices <= PRACTICES_MAX:
+            raise ValueError("a shared review's count of practice rooms is out of range")
+        return cls(hand, leader, length, step, point, following, wandering, practices)
 
 
 def _seats(value: Any, seats: int) -> tuple[int, ...]:
@@ -159,3 +169,38 @@ def settled(
     if not connected:
         return None
     return kept.led_by(connected[0]).with_member(review.leader, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Practice:
+    """What a practice room keeps of where it comes from: the original room, the hand
+    and the step it starts at, and the original hand's result (its `last_hand`), shown
+    beside the practice's once it is scored. A practice room plays that one hand."""
+
+    room: str
+    hand: int
+    step: int
+    original: dict[str, Any]
+
+    def info(self) -> dict[str, Any]:
+        """`"practice"` of `GET /api/rooms/{code}` and of the view."""
+        return {"room": self.room, "hand": self.hand, "step": self.step}
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.info(), "original": self.original}
+
+    @classmethod
+    def from_json(cls, body: Any) -> Practice:
+        """A practice from the snapshot; `ValueError` when anything is out of bounds."""
+        if not isinstance(body, dict):
+            raise ValueError("a practice is an object")
+        room, hand, step, original = (body.get(k) for k in ("room", "hand", "step", "original"))
+        if not isinstance(room, str) or not 1 <= len(room) <= 64:
+            raise ValueError("a practice names its original room")
+        if not isinstance(hand, int) or not isinstance(step, int) or isinstance(step, bool):
+            raise ValueError("a practice's hand and step are integers")
+        if not (1 <= hand <= HANDS_MAX and 0 <= step <= STEPS_MAX):
+            raise ValueError("a practice's hand or step is out of range")
+        if not isinstance(original, dict) or len(orjson.dumps(original)) > ORIGINAL_MAX:
+            raise ValueError("a practice's original result is missing or too big")
+        return cls(room, hand, step, original)

@@ -23,22 +23,23 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from schmier import engine
 from schmier.logs import event
 from schmier.protocol import Review as Review
+from schmier.rooms import practice
 from schmier.rooms.archive import Archive
 from schmier.rooms.change import Change
 from schmier.rooms.clock import Clock
 from schmier.rooms.peers import Refused, Sockets
 from schmier.rooms.record import RoomRecord
-from schmier.rooms.shared import OPEN_PHASES, STEPS_MAX, SharedReview, frame_of
+from schmier.rooms.shared import OPEN_PHASES, PRACTICES_MAX, STEPS_MAX, SharedReview, frame_of
 from schmier.store import RoomStore
 
 __all__ = ["Review", "announce", "for_frame", "frame_of", "lead_over_if_due", "on_frame"]
 
-LEADERS_OPS = ("step", "point", "lead", "close")
+LEADERS_OPS = ("step", "point", "lead", "close", "practice")
 """The ops only the leader may send."""
 
 
@@ -68,10 +69,16 @@ class StoredRoom(ReviewRoom, Protocol):
 
 async def on_frame(room: StoredRoom, seat: int, frame: Review, op: str | None) -> None:
     """Apply a seated player's `review` frame; a refusal raises `Refused`."""
+    if frame.op == "practice":
+        assert frame.step is not None
+        await practice_from(room, seat, frame.step, op)
+        return
     if frame.op == "open":
         assert frame.hand is not None
         may_open(room.record)
-        length = await hand_length(room, frame.hand)
+        length = len((await hand_record(room, frame.hand))["actions"])
+        if length > STEPS_MAX:
+            raise Refused("bad_message", "that hand is too long to review")
         change = open_review(room.record, seat, frame.hand, length)
     else:
         change = for_frame(room.record, seat, frame)
@@ -79,17 +86,36 @@ async def on_frame(room: StoredRoom, seat: int, frame: Review, op: str | None) -
     event("room.review", room=room.code, seat=seat, op=frame.op)
 
 
-async def hand_length(room: StoredRoom, hand: int) -> int:
-    """The number of actions in the record of finished hand `hand` of the room;
-    `bad_message` when the hand has no record (it is in play, or never was)."""
+async def hand_record(room: StoredRoom, hand: int) -> dict[str, Any]:
+    """The record of finished hand `hand` of the room; `bad_message` when the hand has
+    no record (it is in play, or never was)."""
     book = await Archive(room.store, kept=1).book(room.code)
     record = None if book is None else book.record(hand)
     if record is None:
         raise Refused("bad_message", f"hand {hand} has no record: only a finished hand")
-    length = len(record["actions"])
-    if length > STEPS_MAX:
-        raise Refused("bad_message", "that hand is too long to review")
-    return length
+    return record
+
+
+async def practice_from(room: StoredRoom, seat: int, step: int, op: str | None) -> None:
+    """The leader starts a practice room from step `step` of the reviewed hand; each
+    connected person's sockets are told their seat in it. The review stays open."""
+    review = room.record.review
+    if review is None:
+        raise Refused("bad_message", "no shared review is open")
+    if seat != review.leader:
+        raise Refused("forbidden", "only the review's leader can do that")
+    if step > review.length:
+        raise Refused("bad_message", f"the steps of this hand are 0 to {review.length}")
+    if review.practices >= PRACTICES_MAX:
+        raise Refused("bad_message", "this review has started all the practice rooms it may")
+    hand = await hand_record(room, review.hand)
+    people = [k for k in room.record.humans() if room.peers.has(k)]
+    started = await practice.start(room.store, room.record, hand, step, people)
+    counted = replace(review, practices=review.practices + 1)
+    await room.apply(Change(replace(room.record, review=counted)).with_op(op))
+    for k in started.tokens:
+        for peer in room.peers.at(k):
+            peer.send(started.frame(k))
 
 
 def may_open(record: RoomRecord) -> None:

@@ -4,7 +4,8 @@ in the room (players and the spectator) gets the leader's step and pointer; the 
 passes on, by hand or when the leader stays away; the leader closes it; while it is open
 the room deals no next hand. Every op's bad input is refused with a clear error and
 changes nothing. With Redis, a server killed by SIGKILL resumes the review at its step,
-and another instance's sockets see the same step.
+and a practice room made from it is where it was; another instance's sockets see the
+same step.
 """
 
 from __future__ import annotations
@@ -294,6 +295,14 @@ async def test_a_killed_server_resumes_the_review(redis_url: str, redis_prefix: 
         await table.players[2].send({"type": "review", "op": "step", "step": 4})
         await table.players[2].send({"type": "review", "op": "point", "card": "KH"})
         await all_see(table, lambda f: f["step"] == 4 and f["point"] == "KH")
+        # And a practice room from that step, where Bob has sat down.
+        await table.players[2].send({"type": "review", "op": "practice", "step": 4})
+        while (practice := await table.players[1].recv())["type"] != "practice":
+            pass
+        sandbox = await Client.seated(server, practice["code"], practice["token"])
+        assert sandbox.state is not None
+        before = sandbox.state
+        await sandbox.close()
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
     finally:
@@ -306,6 +315,13 @@ async def test_a_killed_server_resumes_the_review(redis_url: str, redis_prefix: 
         got = {k: bob.review[k] for k in ("hand", "leader", "step", "point", "following")}
         assert got == {"hand": 1, "leader": 2, "step": 4, "point": "KH", "following": [0]}
         assert bob.state is not None and bob.state["view"]["phase"] == "hand_over"
+        # The practice room is where it was.
+        again_sandbox = await Client.seated(again, practice["code"], practice["token"])
+        assert again_sandbox.state is not None
+        kept = ("hand", "trick", "tricks", "bids", "turn", "scores", "practice", "phase")
+        now = again_sandbox.state["view"]
+        assert {k: now[k] for k in kept} == {k: before["view"][k] for k in kept}
+        await again_sandbox.close()
         # The leader, back, goes on from there.
         cat = await Client.seated(again, table.code, table.tokens[2])
         await cat.send({"type": "review", "op": "step", "step": 5})

@@ -4,14 +4,20 @@ A table of three people and a spectator plays a whole game. Before each of their
 (a hand in play) every person tries every review op, the `open` of the hand in play and
 of the hands around it included: each is refused and changes nothing. At each scored
 hand the first person opens the review of that hand, steps through all of it pointing at
-cards, hands the lead on, and the new leader closes it. Afterwards:
+cards, hands the lead on, and the new leader closes it; then the table plays the first
+hand again from its middle in a practice room, with a spectator there too. Afterwards:
 
 - every state frame of every socket is the engine's redacted view of a true state
   (`check_client`), so the review never put a card into a view;
 - a `review` frame naming a hand came only while no hand was in play (the last state
   before it was a scored hand), named a finished hand and a step within its record,
   and pointed only at what the leader pointed at;
-- every error message names only cards its receiver sent.
+- every error message names only cards its receiver sent;
+- every state frame of the practice room, to its players and its spectator, is the
+  engine's redacted view of a true state of the practice room (replayed from its log),
+  and the practice hand was dealt exactly the original's cards: a practice of a finished
+  hand shows nothing its record does not;
+- only the seated players got a `practice` frame, each with its own seat.
 """
 
 from __future__ import annotations
@@ -21,10 +27,11 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from schmier.rooms.practice import position
 from tests.support import loopback
 from tests.support.records import Committer
 from tests.support.secrecy import states_of
-from tests.support.servers import Client, Player, ServerFactory, play_all, seat_table
+from tests.support.servers import Client, Player, RunningServer, ServerFactory, play_all, seat_table
 from tests.test_review_together import review_where
 from tests.test_secrecy_server import check_client, read_log
 
@@ -153,6 +160,7 @@ async def test_the_shared_review_reveals_nothing_of_a_hand_in_play(
         await review_where(ann, lambda f: f["hand"] is None)
     for client in [*clients.values(), watcher]:
         await reviews_closed(client, 1 + len(lengths))  # the first frame, then each close
+    await check_a_practice(server, clients, watcher, records[0])
     log = await read_log(server, code)
     first = next(
         f["view"] for f in ann.frames if f["type"] == "state" and f["view"]["phase"] != "lobby"
@@ -166,4 +174,39 @@ async def test_the_shared_review_reveals_nothing_of_a_hand_in_play(
     assert check_reviews(watcher, lengths) > sum(lengths)
     check_errors(watcher)
     for client in [*clients.values(), watcher]:
+        await client.close()
+
+
+async def check_a_practice(
+    server: RunningServer, clients: dict[int, Client], watcher: Client, hand: dict[str, Any]
+) -> None:
+    """Hand 1 played again from its middle: every frame there is a true redacted view."""
+    ann = clients[0]
+    await ann.send({"type": "review", "op": "open", "hand": 1})
+    await review_where(ann, lambda f: f["hand"] == 1)
+    step = len(hand["actions"]) // 2
+    await ann.send({"type": "review", "op": "practice", "step": step})
+    got = {}
+    for seat, client in clients.items():
+        while (frame := await client.recv())["type"] != "practice":
+            pass
+        got[seat] = frame
+        assert frame["seat"] == seat
+    assert not [f for f in watcher.frames if f["type"] == "practice"]
+    code = got[0]["code"]
+    players = {k: await Client.seated(server, code, f["token"]) for k, f in got.items()}
+    onlooker = await Client.seated(server, code, None)
+    rng = random.Random("practice")
+    await play_all([Player(c, rng) for c in players.values()], lambda v: v["phase"] in SCORED)
+    await onlooker.wait_state(lambda v: v["phase"] in SCORED)
+    log = await read_log(server, code)
+    states = states_of("wisconsin4", hand["rules"], hand["dealer"], log)
+    assert states[1].hands == position(hand, 0)[0].hands  # the original's deal
+    for seat, client in players.items():
+        assert check_client(client, seat, states) > 3
+        for frame in client.frames:
+            if frame["type"] == "state" and "original" in frame["view"]:
+                assert frame["view"]["original"] == hand["result"]
+    assert check_client(onlooker, None, states) > 3
+    for client in [*players.values(), onlooker]:
         await client.close()

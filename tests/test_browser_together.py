@@ -63,7 +63,8 @@ def seated_room(server: RunningServer) -> tuple[str, dict[int, str]]:
 
 
 def play_a_hand(server: RunningServer, code: str, tokens: dict[int, str]) -> None:
-    """The three play the first hand over the wire (second sockets of their seats)."""
+    """The people of `tokens` play the first hand over the wire (second sockets of their
+    seats; a seated person without one is played for when away)."""
 
     async def main() -> None:
         clients = {s: await Client.seated(server, code, tok) for s, tok in tokens.items()}
@@ -186,3 +187,55 @@ def test_the_table_reviews_a_hand_together(
     for page in (ann, bob, cat):
         page.wait_for_selector('#together button[data-together="open"]')
     watcher.wait_for_selector("#together", state="hidden")
+
+
+def test_a_hand_played_again_from_the_review(
+    pages: PageFactory, server_factory: ServerFactory
+) -> None:
+    # Ann and Bob look on; Cat is not there (a bot plays her seat in the practice room),
+    # and Ann, who stays in the room, is played for once she is away there.
+    server = server_factory(hand_pause=600, autoplay_after=0.2)
+    code, tokens = seated_room(server)
+    ann, bob = pages(), pages(viewport=PHONE, has_touch=True, is_mobile=True)
+    for seat, page in ((0, ann), (1, bob)):
+        page.goto(f"{server.base_url}/r/{code}#seat={tokens[seat]}")
+        page.wait_for_selector(f'.seat.me[data-seat="{seat}"]')
+    play_a_hand(server, code, {k: tokens[k] for k in (0, 1)})
+    for page in (ann, bob):
+        page.wait_for_selector("body[data-phase='hand_over']")
+    ann.click('#together button[data-together="open"]')
+    ann.wait_for_selector("#together-dialog .review-stage")
+    bob.tap('#together button[data-together="join"]')
+    bob.wait_for_selector("#together-dialog .review-stage")
+    # Ann goes to the second trick and plays on from there.
+    ann.focus("#together-dialog .review")
+    for _ in range(3):
+        ann.keyboard.press("ArrowRight")
+    same_step(bob, step_of(ann))
+    ann.click('#together-bar button[data-together="practice_here"]')
+    for page in (ann, bob):
+        page.wait_for_selector('#together-bar a[data-together="practice"]')
+    href = bob.get_attribute('#together-bar a[data-together="practice"]', "href")
+    assert href is not None and href != f"/r/{code}"
+    practice_code = href.rsplit("/", 1)[1]
+    bob.goto(server.base_url + href)
+    bob.wait_for_selector('.seat.me[data-seat="1"]')
+    shown = bob.get_attribute("#practice [data-practice-of]", "data-practice-of")
+    assert shown is not None and shown.startswith(f"{code}:1:")
+    token = bob.evaluate(
+        f"JSON.parse(localStorage.getItem('schmier.tokens'))['{practice_code.lower()}']"
+    )
+
+    async def play_on() -> None:
+        client = await Client.seated(server, practice_code, token)
+        await Player(client, random.Random(6)).play_until(lambda v: v["phase"] in SCORED)
+        await client.close()
+
+    in_thread(play_on)
+    bob.wait_for_selector("#practice-compare")
+    assert bob.locator("#practice-compare tbody tr").count() >= 3  # the contract, two sides
+    check_fits(bob)
+    screenshot(bob, "phone-practice", at="#practice")
+    # The original room is still at its first hand's summary, the review open.
+    assert ann.get_attribute("body", "data-phase") == "hand_over"
+    ann.wait_for_selector("#together-dialog .review-stage")

@@ -37,6 +37,7 @@ import { renderHostTools, renderPauseNotice } from "./host.js";
 import { renderPaused } from "./banner.js";
 import { renderTally } from "./tally.js";
 import { onReview, renderTogether, togetherPanel } from "./together.js";
+import { practicePanel, renderPractice } from "./practiceview.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -134,6 +135,7 @@ function buildFrame() {
         h("div", { id: "hand", class: "hand", role: "group", tabindex: "-1", "aria-label": t("hand.yours") }),
         h("div", { id: "summary", class: "summary" }),
         togetherPanel(),
+        practicePanel(),
         h("section", { id: "host-tools", class: "card-panel host-tools", hidden: true }),
       ),
       h(
@@ -182,6 +184,7 @@ function renderView() {
     renderHand();
     renderSummary();
     renderTogether();
+    renderPractice();
     renderInvite();
     renderSheet();
     renderLeave();

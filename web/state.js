@@ -197,6 +197,9 @@ function onMessage(msg) {
   } else if (msg.type === "review") {
     room.review = msg;
     changed("review");
+  } else if (msg.type === "practice") {
+    room.practice = msg; // this seat's place in a practice room (together.js offers it)
+    changed("review");
   }
 }
 

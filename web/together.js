@@ -10,11 +10,17 @@
 // arrow keys, a swipe) stops following until "Back to the leader". The leader's own
 // moves are sent as the server's action counts (sharedsteps.js); the leader points at a
 // card by clicking or tapping it, or by focusing it and pressing Enter.
+//
+// The leader may also play the hand on from the step on show, or deal it again ("Practice
+// from this step", "Play this deal again"): the server makes a practice room and sends
+// each seated player their seat's token there (`practice` frame, kept in `room.practice`);
+// the token is kept as a join's would be, and a link opens the practice room.
 
 import { t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { isSeated, room, seatName, send } from "./state.js";
 import { recordOf } from "./deals.js";
+import { setToken } from "./net.js";
 import { cardName } from "./cards.js";
 import { closeReviewDialog, reviewView } from "./review.js";
 import { stepsOf } from "./steps.js";
@@ -23,7 +29,7 @@ import { reviewStepOf, startsOf } from "./sharedsteps.js";
 const BETWEEN_HANDS = new Set(["hand_over", "game_over"]);
 
 /** This page's side of the shared review: its dialog, and whether it follows. */
-const shared = { dialog: null, hand: null, view: null, starts: [], following: true, bar: null, declined: false };
+const shared = { dialog: null, hand: null, view: null, starts: [], following: true, bar: null, declined: false, offer: null };
 
 function me() {
   return isSeated() ? room.view.you : null;
@@ -75,6 +81,7 @@ export function renderTogether() {
       joined
         ? null
         : h("button", { type: "button", dataset: { together: "join" }, onclick: () => joinShared() }, t("together.join")),
+      practiceOffer(),
     );
     return;
   }
@@ -86,6 +93,7 @@ export function renderTogether() {
   fill(
     el,
     title,
+    practiceOffer(),
     h("p", { class: "muted small" }, t("together.about")),
     h(
       "div",
@@ -100,14 +108,32 @@ export function renderTogether() {
   );
 }
 
+/** The practice room made for this seat, as a link (it opens in a tab of its own). */
+function practiceOffer() {
+  const offer = shared.offer;
+  if (!offer) return null;
+  return h(
+    "p",
+    { class: "together-practice", role: "status" },
+    t("together.practice_ready"),
+    " ",
+    h("a", { href: `/r/${encodeURIComponent(offer.code)}`, target: "_blank", rel: "noopener", dataset: { together: "practice" } }, t("together.practice_open")),
+  );
+}
+
 function leaderLine(r) {
   return r.leader === me() ? t("together.you_lead") : t("together.leads", { name: seatName(r.leader) });
 }
 
 // ---------------------------------------------------------------- the dialog
 
-/** A `review` frame arrived (state.js): the panel, and the dialog, follow it. */
+/** A `review` or `practice` frame arrived (state.js): the panel and the dialog follow. */
 export function onReview() {
+  const offer = room.practice;
+  if (offer && offer !== shared.offer) {
+    setToken(offer.code, offer.token);
+    shared.offer = offer;
+  }
   const r = room.review;
   const open = r && r.hand !== null;
   if (shared.dialog && (!open || r.hand !== shared.hand)) leaveShared(false);
@@ -268,6 +294,7 @@ function drawBar() {
       h("p", { class: "muted small", dataset: { wandering: r.wandering.join(",") } }, t("together.wandering", { names: names(r.wandering) })),
       pointer,
       lead ? h("p", { class: "muted small" }, t("together.point_help")) : null,
+      practiceOffer(),
     ),
     h("div", { class: "button-row together-controls" }, ...controls),
   );
@@ -299,7 +326,11 @@ function leadControls() {
       ),
     );
   }
+  const practice = (key, step) =>
+    h("button", { type: "button", class: "secondary", dataset: { together: key }, onclick: () => send({ type: "review", op: "practice", step: step() }) }, t(`together.${key}`));
   out.push(
+    practice("practice_here", () => (shared.view ? shared.starts[shared.view.at()] : 0)),
+    practice("deal_again", () => 0),
     h("button", { type: "button", class: "secondary", dataset: { together: "close" }, onclick: () => send({ type: "review", op: "close" }) }, t("together.close_all")),
   );
   return out;

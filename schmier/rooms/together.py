@@ -108,6 +108,7 @@ async def practice_from(room: StoredRoom, seat: int, step: int, op: str | None) 
         raise Refused("bad_message", f"the steps of this hand are 0 to {review.length}")
     if review.practices >= PRACTICES_MAX:
         raise Refused("bad_message", "this review has started all the practice rooms it may")
+    room.peers.spend_practice()
     hand = await hand_record(room, review.hand)
     people = [k for k in room.record.humans() if room.peers.has(k)]
     started = await practice.start(room.store, room.record, hand, step, people)

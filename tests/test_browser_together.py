@@ -3,7 +3,9 @@ phone, by touch) and a spectator, each in a context of their own, look at a fini
 hand together. The leader steps (keyboard and mouse) and points at a card, and every
 other screen shows the same step and pointer; one player wanders off and comes back to
 the leader; the lead passes on, the new leader steps (by touch) and closes the review
-for everyone. The bar says who leads, who follows and who looks on alone.
+for everyone. The bar says who leads, who follows and who looks on alone. And from the
+middle of a hand the leader starts a practice room: a player opens it, plays on by touch
+while bots play the rest, and sees the result beside the original's.
 
 Screenshots (`desktop-together`, `phone-together`) go where `tests/support/browsers.py`
 says.
@@ -18,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.browsers import PHONE, PageFactory, screenshot
-from tests.support.play import check_fits
+from tests.support.browsers import PHONE, PageFactory, Table, screenshot
+from tests.support.play import check_fits, drive
 from tests.support.servers import Client, Player, RunningServer, ServerFactory
 
 pytestmark = pytest.mark.browser
@@ -217,25 +219,21 @@ def test_a_hand_played_again_from_the_review(
         page.wait_for_selector('#together-bar a[data-together="practice"]')
     href = bob.get_attribute('#together-bar a[data-together="practice"]', "href")
     assert href is not None and href != f"/r/{code}"
-    practice_code = href.rsplit("/", 1)[1]
-    bob.goto(server.base_url + href)
-    bob.wait_for_selector('.seat.me[data-seat="1"]')
-    shown = bob.get_attribute("#practice [data-practice-of]", "data-practice-of")
+    # Bob opens it in a tab of his own and plays on there by touch; bots play the
+    # seats nobody took, and Ann's (she stays in the room) once she is away.
+    tab = bob.context.new_page()
+    pages.problems.watch(tab, "Bob's practice tab")
+    table = Table(tab)
+    tab.goto(server.base_url + href)
+    tab.wait_for_selector('.seat.me[data-seat="1"]')
+    shown = tab.get_attribute("#practice [data-practice-of]", "data-practice-of")
     assert shown is not None and shown.startswith(f"{code}:1:")
-    token = bob.evaluate(
-        f"JSON.parse(localStorage.getItem('schmier.tokens'))['{practice_code.lower()}']"
-    )
-
-    async def play_on() -> None:
-        client = await Client.seated(server, practice_code, token)
-        await Player(client, random.Random(6)).play_until(lambda v: v["phase"] in SCORED)
-        await client.close()
-
-    in_thread(play_on)
-    bob.wait_for_selector("#practice-compare")
-    assert bob.locator("#practice-compare tbody tr").count() >= 3  # the contract, two sides
-    check_fits(bob)
-    screenshot(bob, "phone-practice", at="#practice")
+    end = drive(table, lambda v: v["phase"] in SCORED, touch=True)
+    assert end["original"] is not None and end["practice"]["room"] == code
+    tab.wait_for_selector("#practice-compare")
+    assert tab.locator("#practice-compare tbody tr").count() >= 3  # the contract, two sides
+    check_fits(tab)
+    screenshot(tab, "phone-practice", at="#practice")
     # The original room is still at its first hand's summary, the review open.
     assert ann.get_attribute("body", "data-phase") == "hand_over"
     ann.wait_for_selector("#together-dialog .review-stage")

@@ -141,7 +141,7 @@ async def test_the_table_follows_the_leader(server_factory: ServerFactory) -> No
 async def test_the_next_hand_waits_for_the_review(server_factory: ServerFactory) -> None:
     # The open goes out the moment the scored hand's state arrives, well inside the
     # pause; from then on the pause means nothing until the review is closed.
-    server = server_factory(hand_pause=1.5)
+    server = server_factory(hand_pause=2)
     code, clients, _, _ = await seat_table(server, "wisconsin4", [0], rules={"target": 11})
     ann = clients[0]
     asked: list[int] = []
@@ -156,7 +156,7 @@ async def test_the_next_hand_waits_for_the_review(server_factory: ServerFactory)
     opened = await review_where(ann, lambda f: True)
     assert opened["hand"] == 1, "the hand pause ran out before the review was opened"
     # Twice the hand pause later the score is still up: the review holds the deal.
-    await asyncio.sleep(3)
+    await asyncio.sleep(4)
     seq, view, _ = await look(server, code)
     assert view["phase"] in SCORED
     await ann.send({"type": "review", "op": "close"})

@@ -365,6 +365,15 @@ async def test_another_instance_sees_the_same_step(cluster: Cluster) -> None:
 
     await far_bob.send({"type": "review", "op": "step", "step": 1})
     assert (await far_bob.next_error())["code"] == "forbidden"
+    # A practice room from there: Bob, on the other instance, gets his seat's token.
+    await table.players[0].send({"type": "review", "op": "practice", "step": 3})
+    while (practice := await far_bob.recv())["type"] != "practice":
+        pass
+    assert practice["seat"] == 1
+    sandbox = await Client.seated(two, practice["code"], practice["token"])
+    assert sandbox.state is not None and sandbox.state["view"]["you"] == 1
+    assert sandbox.state["view"]["practice"] == {"room": table.code, "hand": 1, "step": 3}
+    await sandbox.close()
     await table.players[0].send({"type": "review", "op": "close"})
     await eventually(closed)
     for client in [*table.everyone(), far_watcher, far_bob, late]:

@@ -33,7 +33,7 @@ from typing import Any
 from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
-from schmier.protocol import HOST_FRAMES, Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
+from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
 from schmier.rooms import chat, fairness, finished, mailbox, outage, seats, table, thinking
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
@@ -49,6 +49,7 @@ from schmier.rooms.peers import (
 )
 from schmier.rooms.record import RoomRecord
 from schmier.rooms.table import Change, SecureShuffler, Shuffler
+from schmier.rooms.together import announce, frame_of
 from schmier.store import LeaseLost, RoomStore, StoreError, StoreUnavailable, VersionConflict
 
 
@@ -258,6 +259,7 @@ class RoomActor(mailbox.Door):
         if record.paused != before.paused:
             self.clock.pause_changed(record, self._loop.time())
         self._broadcast(snapshot)
+        announce(self, self._peers, before, self._loop.time())
         fairness.ask(before.next_deal, record.next_deal, self._peers.all())
 
     async def _reload(self) -> None:
@@ -293,8 +295,7 @@ class RoomActor(mailbox.Door):
 
     async def _resume(self) -> None:
         """Pick the room up as stored: nobody is connected yet, timers start afresh."""
-        # Nobody is connected to a room that was just loaded. This is not committed on
-        # its own (it would bump `seq` for nothing); the next change stores it.
+        # Nobody is connected yet: not committed on its own (the next change stores it).
         seats = tuple(replace(s, connected=False) for s in self.record.seats)
         self.record = self.clock.resumed(replace(self.record, seats=seats), time.time())
         await self._talk.load()
@@ -333,10 +334,9 @@ class RoomActor(mailbox.Door):
             except BaseException:
                 self._peers.discard(peer)
                 raise
-        if history:
-            # Another instance's socket: its instance holds this until it has sent the
-            # socket's first state (see cluster/follower.py).
+        if history:  # another instance holds these until the first state (cluster/follower.py)
             peer.send(self._talk.history_frame())
+        peer.send(frame_of(self.record.review))
         self.outage.tell_paused(peer)
         fairness.ask(None, self.record.next_deal, [peer])  # a reveal open: its value
         return True
@@ -403,8 +403,8 @@ class RoomActor(mailbox.Door):
             self._peers.send_all(await self._talk.say(seat, name, frame.text, self._loop.time()))
         elif isinstance(frame, Leave):
             await seats.leave(self, self._peers, self._shuffler, seat, op)
-        elif isinstance(frame, HOST_FRAMES):
-            await seats.host(self, self._peers, self._shuffler, seat, frame, op)
+        elif isinstance(frame, seats.TABLE_FRAMES):
+            await seats.host(self, self._peers, self._shuffler, self._store, seat, frame, op)
         elif isinstance(frame, Hint):
             if self.record.paused:
                 raise Refused("paused", "the host has paused the game")

@@ -15,12 +15,17 @@ from typing import Protocol
 import orjson
 
 from schmier.logs import event
-from schmier.protocol import CloseCode, FreeSeat, HostFrame
-from schmier.rooms import hosting, table
+from schmier.protocol import HOST_FRAMES, CloseCode, FreeSeat, HostFrame, Review
+from schmier.rooms import hosting, table, together
 from schmier.rooms.change import Change, Shuffler
 from schmier.rooms.clock import Clock
 from schmier.rooms.peers import Peer, Sockets
 from schmier.rooms.record import RoomRecord
+from schmier.store import RoomStore
+
+TABLE_FRAMES: tuple[type[HostFrame | Review], ...] = (*HOST_FRAMES, Review)
+"""The frames that run the table rather than play the game: the host's (and
+`move_seat`), and the shared review's (`together.py`)."""
 
 
 class SeatedRoom(Protocol):
@@ -81,11 +86,16 @@ async def host(
     room: SeatedRoom,
     sockets: Sockets,
     shuffler: Shuffler,
+    store: RoomStore,
     seat: int,
-    frame: HostFrame,
+    frame: HostFrame | Review,
     op: str | None,
 ) -> None:
-    """Apply a host's frame (or `move_seat`); a refusal raises `Refused`."""
+    """Apply a host's frame (or `move_seat`, or a shared review's frame, which
+    `together.py` applies); a refusal raises `Refused`."""
+    if isinstance(frame, Review):
+        await together.on_frame(room, sockets, store, seat, frame, op)
+        return
     change = hosting.for_frame(room.record, seat, frame, shuffler).with_op(op)
     lost = await _moving(room, sockets, change)
     if isinstance(frame, FreeSeat):
@@ -97,7 +107,10 @@ async def host(
 
 async def hand_over_if_due(room: SeatedRoom, sockets: Sockets, now: float) -> bool:
     """When the host has been away `host_away` seconds, the lowest connected person's
-    seat hosts; whether that happened (the timer's work for this turn)."""
+    seat hosts; whether that happened (the timer's work for this turn). So does the
+    lead of a shared review whose leader has been away (`together.lead_over_if_due`)."""
+    if await together.lead_over_if_due(room, sockets, now):
+        return True
     due = room.clock.host_due(room.record, sockets.has)
     if due is None or due > now:
         return False

@@ -24,8 +24,14 @@ PACKAGE = ROOT / "schmier"
 LOOKUPS = {"getattr", "setattr", "hasattr", "delattr"}
 
 
+NAMEDTUPLE = {"_replace", "_asdict", "_fields", "_field_defaults", "_make"}
+"""A named tuple's documented methods: public, though spelt with an underscore so as not
+to clash with its fields (the libraries use them on their own named tuples too)."""
+
+
 def private(name: str) -> bool:
-    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+    dunder = name.startswith("__") and name.endswith("__")
+    return name.startswith("_") and not dunder and name not in NAMEDTUPLE
 
 
 def _names(tree: ast.AST) -> set[str]:

@@ -206,13 +206,13 @@ async def test_a_random_schedule(cluster: FaultCluster) -> None:
     done: list[str] = []
     schedule = asyncio.create_task(random_schedule(cluster, random.Random(seed), until, done))
     try:
-        codes = await asyncio.gather(*(games_until(cluster, v, until, options) for v in TABLES))
+        await asyncio.gather(*(games_until(cluster, v, until, options) for v in TABLES))
         await schedule
     except BaseException:
         schedule.cancel()
         print(cluster.logs())
         raise
-    rooms = [code for each in codes for code in each]
+    rooms = cluster.rooms
     checked, history = await cluster.check(rooms)
     commits = sum(1 for e in history.events if e.kind == "commit")
     report(f"random schedule, {len(rooms)} games, faults: {'; '.join(done)}", seconds=seconds)

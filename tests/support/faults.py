@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 from bench.kit import loopback
+from bench.kit.client import ClosedError
 from bench.kit.keys import fresh_prefix
 from bench.kit.servers import REPO, RunningServer, cluster_env
 from schmier.rooms.record import RoomRecord
@@ -76,6 +77,10 @@ class FaultCluster:
         self.servers: dict[str, HostServer] = {}
         self.recorder: StoreRecorder | None = None
         self.seats: list[RoamingSeat] = []
+        """Every seat played, with every socket it used."""
+        self.rooms: list[str] = []
+        """Every room made (each one's history is checked, even if a fault cut short
+        its making)."""
 
     def start(self) -> None:
         """Redis, its recorder, then both instances."""
@@ -148,6 +153,7 @@ class FaultCluster:
         there first (then any), bots elsewhere; the first seat's instance owns it."""
         first = self.servers[humans[min(humans)]]
         code = await first.create_room(variant, rules)
+        self.rooms.append(code)
         order = list(self.servers)
         seats = []
         for seat, name in sorted(humans.items()):
@@ -157,19 +163,29 @@ class FaultCluster:
                 random.Random(f"{code}{seat}"), start=order.index(name), pace=pace,
                 options=options,
             )  # fmt: skip
+            self.seats.append(roaming)
             await roaming.connect()
             seats.append(roaming)
-        host = seats[0].client
-        assert host is not None
-        from tests.support.servers import server_seat_count
-
-        for seat in server_seat_count(variant):
-            if seat not in humans:
-                await host.send({"type": "add_bot", "seat": seat})
-        await host.wait_state(lambda v: {"type": "start"} in v["legal"])
-        await host.send({"type": "start"})
-        self.seats += seats
+        await self.start_game(seats[0])
         return code, seats
+
+    async def start_game(self, host: RoamingSeat) -> None:
+        """Fill the empty seats with bots and start, through `host`'s socket (again
+        through a new one when a fault closes it)."""
+        while True:
+            client = host.client or await host.connect()
+            try:
+                while client.state is None or client.state["view"]["phase"] == "lobby":
+                    legal = client.state["view"]["legal"] if client.state else []
+                    bots = [a for a in legal if a["type"] == "add_bot"]
+                    if {"type": "start"} in legal:
+                        await client.send({"type": "start"})
+                    elif bots:
+                        await client.send(bots[0])
+                    await client.next_state(10)
+                return
+            except (ClosedError, TimeoutError, AssertionError):
+                await host.reconnect()
 
     async def final(self, code: str) -> Final:
         """The room once every fault has healed: a fresh spectator's state (waiting out
@@ -252,13 +268,18 @@ async def random_schedule(
 
 async def games_until(
     cluster: FaultCluster, variant: str, until: float, options: dict[str, Any]
-) -> list[str]:
-    """Games of `variant` one after another until `until`; their codes."""
-    codes = []
-    while time.monotonic() < until or not codes:
-        code, seats = await cluster.table(variant, TABLES[variant], {"target": 5}, 0.1, options)
-        codes.append(code)
+) -> int:
+    """Games of `variant` one after another until `until`; how many were made (a room
+    whose making a fault cut short is left as it is, and still checked)."""
+    made = 0
+    while time.monotonic() < until or not made:
+        made += 1
+        try:
+            _, seats = await cluster.table(variant, TABLES[variant], {"target": 5}, 0.1, options)
+        except (httpx.HTTPError, ClosedError, AssertionError, RuntimeError, OSError):
+            await asyncio.sleep(1)
+            continue
         await asyncio.gather(
             *(s.play_until(lambda v: v["phase"] == "game_over", 240) for s in seats)
         )
-    return codes
+    return made

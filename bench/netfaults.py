@@ -10,8 +10,9 @@ Redis, the instances cut off from each other, the players' links to an instance 
 5% loss on them). Then every game's history is checked (`tests/support/history.py`).
 The harness and the checker live in the test suite, so this runs the suite's own test
 with `SCHMIER_NETFAULTS_SECONDS` and `SCHMIER_NETFAULTS_SEED` set, printing its
-`netfaults` lines (the games, the faults, the frames and commits checked). Needs root
-(namespaces, iptables); exits with pytest's status.
+`netfaults` lines (the games, the faults, the frames and commits checked), with the
+suite's per-test timeout raised to fit. Needs root (namespaces, iptables); exits with
+pytest's status.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     command = [
         sys.executable, "-m", "pytest", "tests/test_netfaults.py", "-k", "random_schedule",
         "-n", "0", "-s", "-q", "-p", "no:cacheprovider",
+        "--timeout", str(int(args.minutes * 60 + 600)),
     ]  # fmt: skip
     return subprocess.run(command, cwd=REPO, env=env, check=False).returncode
 

@@ -11,8 +11,9 @@ own): `cut` drops everything between a host and an address both ways until `heal
 no `netem` qdisc, so latency would need a relaying process; none is used here.
 
 Processes are started inside a namespace with `ip netns exec` (which execs the command:
-the PID is the process's own). `close` kills them by PID and deletes the namespaces and
-the bridge by name; the `network` fixture always calls it, even after a failure.
+the PID is the process's own). `close` kills them by PID and deletes the veth pairs, the
+namespaces and the bridge by name; the `network` fixture always calls it, even after a
+failure.
 `SCHMIER_TEST_REQUIRE=netns` makes a missing capability fail instead of skip.
 """
 
@@ -166,7 +167,10 @@ class Network:
             if process.poll() is None:
                 process.send_signal(signal.SIGKILL)
             process.wait(timeout=10)
-        for host in self.hosts.values():
+        for number, host in enumerate(self.hosts.values(), 1):
+            # The namespace itself may outlive its name a while (a socket of it still
+            # closing): its veth pair is deleted by name too, not left to its end.
+            ip("link", "del", f"{self.tag}v{number}", check=False)
             ip("netns", "del", host.namespace, check=False)
         if self.octet:
             ip("link", "del", self.bridge, check=False)

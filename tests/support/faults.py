@@ -171,18 +171,22 @@ class FaultCluster:
 
     async def start_game(self, host: RoamingSeat) -> None:
         """Fill the empty seats with bots and start, through `host`'s socket (again
-        through a new one when a fault closes it)."""
+        through a new one when a fault closes it or the room answers with an error)."""
         while True:
             client = host.client or await host.connect()
             try:
-                while client.state is None or client.state["view"]["phase"] == "lobby":
-                    legal = client.state["view"]["legal"] if client.state else []
-                    bots = [a for a in legal if a["type"] == "add_bot"]
-                    if {"type": "start"} in legal:
-                        await client.send({"type": "start"})
-                    elif bots:
-                        await client.send(bots[0])
-                    await client.next_state(10)
+                assert client.state is not None
+                if client.state["view"]["phase"] != "lobby":
+                    return
+                for action in client.state["view"]["legal"]:
+                    if action["type"] == "add_bot":
+                        await client.send(action)
+                await client.wait_state(
+                    lambda v: {"type": "start"} in v["legal"] or v["phase"] != "lobby", 15
+                )
+                if client.state["view"]["phase"] == "lobby":
+                    await client.send({"type": "start"})
+                    await client.wait_state(lambda v: v["phase"] != "lobby", 15)
                 return
             except (ClosedError, TimeoutError, AssertionError):
                 await host.reconnect()

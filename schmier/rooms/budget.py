@@ -8,9 +8,11 @@ for a worker (`Budgets.choose`): the largest step of `STEPS` whose expected cost
 brings the move within `SCHMIER_BOT_SLACK` of its due time (the seat's
 `SCHMIER_BOT_DELAY`), for this decision and for the moves waiting behind it: the full
 budget, a half, a quarter, an eighth of it, and at the floor the `normal` policy, which
-costs next to nothing. A step's cost is learnt from the decisions the workers made
-(`Budgets.done`). A hint (only its asker waits) gets no more than the bots' last move
-did while they play below full strength, so it never takes a worker's time from them.
+costs next to nothing. What a full budget costs is learnt from every search decision the
+workers made, a smaller one's time scaled up (`Budgets.done`): a busy machine, or a
+worker that gets little of a core, makes the full budget dearer. A hint (only its
+asker waits) gets no more than the bots' last move did while they play below full
+strength, so it never takes a worker's time from them.
 
 The budget is part of the decision's inputs: a decision is a pure function of the view,
 its seed and its step, and the room's log keeps what was played. Other policies (the
@@ -131,7 +133,11 @@ class Budgets:
         self.slack = slack
         """Seconds past its due time by which a bot's move should be played."""
         self._lock = threading.Lock()
-        self._cost: dict[str, float] = {}
+        self._unit: float | None = None
+        """Running mean of a full budget's seconds, from every search decision (a
+        smaller one's time scaled up: a step not chosen lately still learns)."""
+        self._floor: float | None = None
+        """Running mean of the floor policy's seconds."""
         self.decisions: dict[str, int] = {step.name: 0 for step in STEPS}
         """Bots' moves decided at each step."""
         self.last = FULL
@@ -145,13 +151,10 @@ class Budgets:
         """Seconds the workers spent on decisions of `SCALED` policies."""
 
     def cost(self, step: Step) -> float:
-        """The expected seconds of a decision at `step`."""
-        known = self._cost.get(step.name)
-        if known is not None:
-            return known
-        full = self._cost.get(FULL.name, FIRST_GUESS)
-        floor = self._cost.get(FLOOR.name, 0.0)
-        return floor + full * step.ratio
+        """The expected seconds of a decision at `step`: the floor's, and the step's
+        share of a full budget's beyond it (the search's cost follows its worlds)."""
+        unit = FIRST_GUESS if self._unit is None else self._unit
+        return (self._floor or 0.0) + unit * step.ratio
 
     def choose(self, move: bool, queue: Queue) -> Step:
         """The step of a decision leaving the queue now (`move`: a bot's move, else a
@@ -200,8 +203,11 @@ class Budgets:
         """A worker spent `seconds` on a decision of a `SCALED` policy at `step`."""
         with self._lock:
             self.busy_seconds += seconds
-            old = self._cost.get(step.name)
-            self._cost[step.name] = seconds if old is None else old + SMOOTHING * (seconds - old)
+            if step.ratio <= 0.0:
+                self._floor = _mean(self._floor, seconds)
+            else:
+                unit = max(0.0, seconds - (self._floor or 0.0)) / step.ratio
+                self._unit = _mean(self._unit, unit)
 
     @property
     def degraded(self) -> bool:
@@ -219,6 +225,11 @@ class Budgets:
         """A Prometheus collector of these figures; `waiting()`: (moves, other jobs)
         waiting for a worker now."""
         return BudgetCollector(self, waiting)
+
+
+def _mean(old: float | None, sample: float) -> float:
+    """A running mean with `SMOOTHING` (the first sample stands alone)."""
+    return sample if old is None else old + SMOOTHING * (sample - old)
 
 
 class BudgetCollector:

@@ -17,6 +17,7 @@ from bench.load.report import table
 from bench.load.run import Run
 from bench.load.spawn import Spawned
 from bench.load.tally import SEATS, Options
+from schmier.engine.bots.levels import BY_NAME
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -87,6 +88,20 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "0), each watched by one socket; their changes/s are reported",
     )
     parser.add_argument(
+        "--bots",
+        type=int,
+        default=0,
+        help="server bots at every table, in its highest seats (the rest are simulated "
+        "humans); their moves' delay beyond --bot-delay is reported",
+    )
+    parser.add_argument("--bot-level", choices=tuple(BY_NAME), default="strong")
+    parser.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.8,
+        help="with --bots: the server's SCHMIER_BOT_DELAY (a spawned server gets it)",
+    )
+    parser.add_argument(
         "--pin",
         action="store_true",
         help="run the generator on the first CPU and spawned servers on the others "
@@ -106,6 +121,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--instances N > 1 needs --spawn with --redis (instances share rooms)")
     if args.instances > 1 and args.versus_baseline:
         parser.error("--instances is for Schmier alone, not --versus-baseline")
+    if not 0 <= args.bots < SEATS[args.variant]:
+        parser.error("--bots must leave at least one seat to a simulated human")
     if args.think < 0 or not 0 <= args.jitter <= 1:
         parser.error("--think must be >= 0 and --jitter in [0, 1]")
     args.server_cpus = None
@@ -146,6 +163,8 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
     urls, pids = args.url or [DEFAULT_URL], args.server_pid or []
     if spawn:
         env = dict(item.split("=", 1) for item in args.env)
+        if args.bots:
+            env.setdefault("SCHMIER_BOT_DELAY", str(args.bot_delay))
         extra = shlex.split(args.baseline_args)
         count = args.instances if spawn == "schmier" else 1
         try:
@@ -183,6 +202,9 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
         idle=args.idle,
         bot_rooms=args.bot_rooms if spawn != "baseline" else 0,
         machine_probe=args.machine_probe,
+        bots=args.bots,
+        bot_level=args.bot_level,
+        bot_delay=args.bot_delay if args.bots else 0.0,
     )
     try:
         result = asyncio.run(Run(options).execute())
@@ -206,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     config["client_deflate"] = args.client_deflate
     config["bot_rooms"] = args.bot_rooms
+    if args.bots:
+        config.update(bots=args.bots, bot_level=args.bot_level, bot_delay=args.bot_delay)
     store_name = "redis" if args.redis else "memory"
     if args.versus_baseline:
         results = {

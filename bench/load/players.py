@@ -25,6 +25,7 @@ from websockets.asyncio.client import ClientConnection
 from bench.kit import rooms
 from bench.kit.client import encode, hello, open_socket
 from bench.kit.player import concrete
+from bench.load.bots import BotWatch
 from bench.load.tally import SEATS, Options, Tally
 
 STATE_HEAD = b'{"type":"state","seq":'
@@ -137,6 +138,8 @@ class Player:
         self.last_progress = 0.0
         self.reader: asyncio.Task[None] | None = None
         self.stopping = False
+        self.watch: BotWatch | None = None
+        """The table's bot moves, timed by its lowest seat when it has server bots."""
 
     async def connect(self) -> None:
         """Open the socket, say hello, and start reading (returns once a state came)."""
@@ -161,7 +164,7 @@ class Player:
                 if tally.measuring and tally.window_end == float("inf"):
                     tally.frames += 1
                     tally.bytes += len(raw)
-                if raw.startswith(STATE_HEAD) and NOTHING_LEGAL in raw:
+                if self.watch is None and raw.startswith(STATE_HEAD) and NOTHING_LEGAL in raw:
                     # Most states are another seat's move: nothing to choose from, so
                     # only the sequence number is read (parsing and freeing every view
                     # was a third of the generator's time, which it needs to keep up
@@ -172,6 +175,8 @@ class Player:
                 frame = orjson.loads(raw)
                 kind = frame.get("type")
                 if kind == "state":
+                    if self.watch is not None:
+                        self.watch.state(frame["seq"], frame["view"], time.perf_counter())
                     self._state(frame["seq"], frame["view"])
                     await self._consider()
                 elif kind == "error":
@@ -233,6 +238,12 @@ class Player:
             lowest = min(s["seat"] for s in view["seats"] if s.get("kind") != "empty")
             if view["you"] != lowest:
                 return None
+            seats, o = view["seats"], self.crowd.options
+            empty = [
+                k for k in range(len(seats) - o.bots, len(seats)) if seats[k]["kind"] == "empty"
+            ]
+            if empty:
+                return {"type": "add_bot", "seat": empty[0], "bot": o.bot_level}
             return next((a for a in legal if a["type"] == "start"), None)
         if view["you"] not in view["turn"]:
             return None
@@ -243,10 +254,15 @@ class Player:
             return
         if self.crowd.options.idle or self._chosen() is None:
             return
-        if self.crowd.think <= 0:
+        if self.crowd.think <= 0 or self._adds_bot():
             await self._send()
         else:
             self._schedule(self.crowd.think_delay(self.rng))
+
+    def _adds_bot(self) -> bool:
+        """Whether this seat's next action fills the lobby with a bot (done at once)."""
+        view = self.view
+        return bool(self.crowd.options.bots and view and view["phase"] == "lobby")
 
     def _schedule(self, delay: float) -> None:
         if self.timer is None and not self.stopping:

@@ -20,7 +20,8 @@ import httpx
 
 from bench.kit import rooms
 from bench.kit.procstat import Sampler, memory_kib, own_cpu_seconds
-from bench.load import probes
+from bench.load import bots, probes
+from bench.load.bots import BotDelays, BotWatch
 from bench.load.players import BotRoom, Crowd, Player
 from bench.load.tally import SEATS, Options
 
@@ -46,6 +47,8 @@ class Window:
     own_cpu0: float
     tcp0: int | None
     steal0: float | None
+    bots0: bots.ServerBots | None = None
+    queue_depths: list[float] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)
     elapsed: float = 0.0
     own_cpu: float = 0.0
@@ -63,16 +66,19 @@ class Run(Crowd):
         self.idle_rss: dict[str, int] = {}
         self.bot_tasks: list[asyncio.Task[None]] = []
         self.bot_http: httpx.AsyncClient | None = None
+        self.bot_delays = BotDelays()
 
     async def _seat_room(self, http: httpx.AsyncClient, index: int) -> list[Player]:
         o = self.options
         code = await rooms.create_room(http, o.variant, self.rules())
         self.home[code] = index % len(self.bases)
         players = []
-        for seat in range(SEATS[o.variant]):
+        for seat in range(SEATS[o.variant] - o.bots):
             taken, token = await rooms.join(http, code, f"P{index}-{seat}", seat)
             rng = random.Random(f"{o.seed}/{index}/{seat}")
             players.append(Player(self, code, taken, token, rng))
+        if o.bots:
+            players[0].watch = BotWatch(o.bot_delay, self.bot_delays)
         return players
 
     async def setup(self) -> float:
@@ -164,15 +170,26 @@ class Run(Crowd):
             sampler.start()
         tcp0 = probes.tcp_timeouts()
         steal0 = probes.steal_seconds()
+        bots0 = await bots.read(self.bases, pids) if self.options.bots else None
         t0 = self.tally.window_start = time.perf_counter()
         self.tally.measuring = True
-        return Window(t0, collected_in, samplers, server_hist0, server_cpu0, own_cpu0, tcp0, steal0)
+        for player in self.players:
+            if player.watch is not None:
+                player.watch.window = (t0, float("inf"))
+        window = Window(
+            t0, collected_in, samplers, server_hist0, server_cpu0, own_cpu0, tcp0, steal0
+        )
+        window.bots0 = bots0
+        return window
 
     def _close(self, window: Window) -> None:
         """Close the window and take the readings at its end."""
         pids = self.options.server_pids
         self.tally.window_end = time.perf_counter()
         window.elapsed = self.tally.window_end - window.t0
+        for player in self.players:
+            if player.watch is not None:
+                player.watch.window = (window.t0, self.tally.window_end)
         window.own_cpu = own_cpu_seconds() - window.own_cpu0
         window.tcp1 = probes.tcp_timeouts()
         window.steal1 = probes.steal_seconds()
@@ -183,14 +200,17 @@ class Run(Crowd):
         o = self.options
         window = await self._open(await self._warm_up())
         probe = asyncio.create_task(probes.loop_lag(window.lags))
+        queue = asyncio.create_task(bots.sample_queue(self.bases, window.queue_depths))
         machine = await probes.start_pause_probes(o.duration) if o.machine_probe else []
         try:
             await asyncio.sleep(o.duration)
             self._close(window)
+            bots1 = await bots.read(self.bases, o.server_pids) if o.bots else None
             await self._answered(GRACE)
         finally:
             self.tally.measuring = False
             probe.cancel()
+            queue.cancel()
             gc.enable()
             gc.unfreeze()
         pauses = await probes.pause_probe_results(machine, window.t0)
@@ -201,6 +221,11 @@ class Run(Crowd):
         if pauses is not None:
             result.update(pauses)
         result.update(self._bot_figures(window.elapsed))
+        if window.bots0 is not None and bots1 is not None:
+            delays = self.bot_delays.delays
+            result.update(
+                bots.figures(delays, window.bots0, bots1, window.queue_depths, window.elapsed)
+            )
         window.lags.sort()
         result["generator_lag_p99_ms"] = probes.pct(window.lags, 99)
         result["generator_lag_max_ms"] = round(window.lags[-1] * 1000, 2) if window.lags else None

@@ -31,6 +31,11 @@ class Options:
     idle: bool = False
     bot_rooms: int = 0
     machine_probe: bool = False
+    bots: int = 0
+    """Server bots at each table, in its highest seats (`--bots`)."""
+    bot_level: str = "strong"
+    bot_delay: float = 0.0
+    """The server's SCHMIER_BOT_DELAY, subtracted from each bot move's delay."""
 
 
 @dataclass

@@ -138,3 +138,21 @@ def test_load_seats_server_bots_beside_the_humans_and_times_their_moves() -> Non
     assert 0 <= result["bot_full_strength_pct"] <= 100
     assert result["bot_cpu_ms_per_search"] is not None
     assert result["bot_queue_max"] is not None
+
+
+def test_load_starts_its_tables_in_step_or_opens_them_paced(server: RunningServer) -> None:
+    """`--in-step` (every table set up, then all started within a second) with fixed
+    think times, and `--open-rate` (tables opened a few a second, each playing once
+    full) with exponential ones: both play without a refused action, and say so."""
+    for options, opening, dist in [
+        (("--in-step", "--think-dist", "fixed"), "in step", "fixed"),
+        (("--open-rate", "4", "--think-dist", "exponential"), "4/s", "exponential"),
+    ]:
+        result = run_load(
+            "--url", server.base_url, "--rooms", "3", "--think", "0.1", "--duration", "2",
+            "--warmup", "0.5", *options,
+        )  # fmt: skip
+        assert_played(result, rooms=3, seats=6)
+        assert (result["opening"], result["think_dist"]) == (opening, dist)
+        # The server's collector has frozen what lives on (tables, sockets).
+        assert result["server_frozen_objects"] > 0

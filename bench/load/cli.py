@@ -70,6 +70,25 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--variant", choices=tuple(SEATS), default="schmier6")
     parser.add_argument("--think", type=float, default=0.0, help="mean think time, seconds")
     parser.add_argument("--jitter", type=float, default=0.5, help="think spread: T*(1±j)")
+    parser.add_argument(
+        "--think-dist",
+        choices=("uniform", "fixed", "exponential"),
+        default="uniform",
+        help="think times: uniform in T*(1±j), fixed T, or exponential of mean T",
+    )
+    opening = parser.add_mutually_exclusive_group()
+    opening.add_argument(
+        "--open-rate",
+        type=float,
+        default=0.0,
+        metavar="N",
+        help="open N tables a second, each starting once full (default: all together)",
+    )
+    opening.add_argument(
+        "--in-step",
+        action="store_true",
+        help="set every table up, then start them all within one second (as after a restart)",
+    )
     parser.add_argument("--duration", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--target", type=int, default=99, help="rules.target (0: default)")
@@ -205,6 +224,9 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
         bots=args.bots,
         bot_level=args.bot_level,
         bot_delay=args.bot_delay if args.bots else 0.0,
+        open_rate=args.open_rate,
+        in_step=args.in_step,
+        think_dist=args.think_dist,
     )
     try:
         result = asyncio.run(Run(options).execute())
@@ -227,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in ("rooms", "variant", "think", "jitter", "duration", "warmup", "target", "seed")
     }
     config["client_deflate"] = args.client_deflate
+    config.update(open_rate=args.open_rate, in_step=args.in_step, think_dist=args.think_dist)
     config["bot_rooms"] = args.bot_rooms
     if args.bots:
         config.update(bots=args.bots, bot_level=args.bot_level, bot_delay=args.bot_delay)

@@ -56,6 +56,12 @@ class Crowd:
         return f"{self.ws_bases[self.home[code]]}/ws/{code}"
 
     def think_delay(self, rng: random.Random) -> float:
+        """A think time of mean `think`: uniform in T(1±j), fixed, or exponential."""
+        dist = self.options.think_dist
+        if dist == "fixed":
+            return self.think
+        if dist == "exponential":
+            return rng.expovariate(1 / self.think)
         j = self.options.jitter
         return self.think * rng.uniform(1 - j, 1 + j)
 
@@ -138,6 +144,8 @@ class Player:
         self.last_progress = 0.0
         self.reader: asyncio.Task[None] | None = None
         self.stopping = False
+        self.may_start = True
+        """Whether this seat may send `start` (held back until the in-step start)."""
         self.watch: BotWatch | None = None
         """The table's bot moves, timed by its lowest seat when it has server bots."""
 
@@ -178,7 +186,7 @@ class Player:
                     if self.watch is not None:
                         self.watch.state(frame["seq"], frame["view"], time.perf_counter())
                     self._state(frame["seq"], frame["view"])
-                    await self._consider()
+                    await self.consider()
                 elif kind == "error":
                     if tally.measuring:
                         tally.errors[str(frame.get("code"))] += 1
@@ -244,12 +252,14 @@ class Player:
             ]
             if empty:
                 return {"type": "add_bot", "seat": empty[0], "bot": o.bot_level}
+            if not self.may_start:
+                return None
             return next((a for a in legal if a["type"] == "start"), None)
         if view["you"] not in view["turn"]:
             return None
         return concrete(self.rng.choice(legal), self.rng)
 
-    async def _consider(self) -> None:
+    async def consider(self) -> None:
         if self.sent_at is not None or self.timer is not None or self.stopping:
             return
         if self.crowd.options.idle or self._chosen() is None:
@@ -260,9 +270,11 @@ class Player:
             self._schedule(self.crowd.think_delay(self.rng))
 
     def _adds_bot(self) -> bool:
-        """Whether this seat's next action fills the lobby with a bot (done at once)."""
-        view = self.view
-        return bool(self.crowd.options.bots and view and view["phase"] == "lobby")
+        """Whether this seat's next action is in the lobby of a table that fills with
+        bots or opens paced or in step: sent at once, without a think time."""
+        view, o = self.view, self.crowd.options
+        at_once = o.bots or o.in_step or o.open_rate > 0
+        return bool(at_once and view and view["phase"] == "lobby")
 
     def _schedule(self, delay: float) -> None:
         if self.timer is None and not self.stopping:

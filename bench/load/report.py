@@ -51,6 +51,8 @@ ROWS: list[tuple[str, str]] = [
     ("server_lag_over_100ms", "server loop lags > 100 ms"),
     ("server_full_collections", "server: full collections in the window"),
     ("server_full_collection_ms", "server: their ms in all"),
+    ("server_full_collection_longest_ms", "server: longest full collection since start ms"),
+    ("server_frozen_objects", "server: objects frozen (tracked, long-lived)"),
     ("server_over_5ms_pct", "server: messages > 5 ms %"),
     ("server_over_25ms_pct", "server: messages > 25 ms %"),
     ("server_over_100ms_pct", "server: messages > 100 ms %"),
@@ -64,6 +66,10 @@ ROWS: list[tuple[str, str]] = [
     ("server_rss_sockets_mb", "server RSS, sockets connected MB"),
     ("kib_per_idle_room", "KiB per idle room"),
     ("kib_per_socket", "KiB per connected socket"),
+    ("objects_per_idle_room", "tracked objects per idle room"),
+    ("objects_per_socket", "tracked objects per connected socket"),
+    ("opening", "tables opened"),
+    ("think_dist", "think times"),
 ]
 
 

@@ -201,6 +201,7 @@ async def websocket_endpoint(ws: WebSocket, code: str, writer: FrameWriter | Non
         return
     await ws.accept()
     metrics.sockets.inc()
+    metrics.open_sockets += 1
     peer = SocketPeer(ws, writer)
     actor: LiveRoom | None = None
     try:
@@ -215,6 +216,7 @@ async def websocket_endpoint(ws: WebSocket, code: str, writer: FrameWriter | Non
         if peer.writer is not None:
             peer.writer.cancel()
         metrics.sockets.dec()
+        metrics.open_sockets -= 1
 
 
 async def _receive_text(ws: WebSocket, peer: SocketPeer) -> str | None:

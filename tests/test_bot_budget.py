@@ -20,6 +20,7 @@ from schmier import engine
 from schmier.engine import bots
 from schmier.logs import LOGGER
 from schmier.rooms import budget
+from schmier.rooms.clock import BOT_DELAY_SPREAD, spread
 from schmier.rooms.pool import Priority
 from tests.support import loopback
 from tests.support.engine_helpers import concrete
@@ -140,7 +141,9 @@ async def test_queued_moves_get_smaller_budgets_and_full_strength_comes_back(
         # One table plays on, the worker free: its moves get the whole budget again.
         for person in people[1:]:
             await person.close()
-        while (await metrics(server))["schmier_bot_degraded"] == 1.0:
+        for _ in range(60):
+            if (await metrics(server))["schmier_bot_degraded"] == 0.0:
+                break
             await play_own_turns(people[0], rng, 2.0)
         recovered = await metrics(server)
         assert decided(recovered, "full") >= budget.RECOVERED_AFTER
@@ -237,3 +240,14 @@ def test_a_smaller_budget_still_answers_legally_and_the_floor_is_the_normal_bot(
             )
         action = concrete(rng.choice(legal), rng)
         state = engine.apply(state, seat, action)
+
+
+def test_a_bots_delay_varies_by_turn_within_its_spread() -> None:
+    """Tables started together do not keep their bots in step: the bot delay's factor
+    differs from turn to turn, stays within its spread, and is the same each time one
+    turn's due time is asked for."""
+    factors = [spread(seat, 1000.0 + k * 0.8) for seat in range(6) for k in range(50)]
+    assert all(1 - BOT_DELAY_SPREAD <= f <= 1 + BOT_DELAY_SPREAD for f in factors)
+    assert len({round(f, 6) for f in factors}) > 250
+    assert min(factors) < 0.95 and max(factors) > 1.05
+    assert spread(3, 1234.5) == spread(3, 1234.5)

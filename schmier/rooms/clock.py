@@ -41,6 +41,20 @@ class Due(NamedTuple):
     seat: int | None
 
 
+BOT_DELAY_SPREAD = 0.1
+"""A bot's delay varies by up to this share either way from turn to turn: tables that
+started, or resumed after a restart, at the same moment then drift apart instead of
+sending their bots' moves to the workers in bursts, turn after turn."""
+
+
+def spread(seat: int, since: float) -> float:
+    """The factor on the bot delay of the turn of `seat` that began at `since`: within
+    1 ± `BOT_DELAY_SPREAD`, the same however often it is asked (a hash, not a draw from
+    the room's random source, which the game's log replays)."""
+    fraction = (hash((seat, since)) & 0xFFFF) / 0xFFFF
+    return 1 + BOT_DELAY_SPREAD * (2 * fraction - 1)
+
+
 @dataclass
 class Clock:
     """The timing state of one live room (lost on a restart, which starts it afresh)."""
@@ -240,7 +254,7 @@ class Clock:
             return None
         kind = record.seats[seat].kind
         if kind == "bot" or seat in self.autopilot:
-            return since + self.settings.bot_delay
+            return since + self.settings.bot_delay * spread(seat, since)
         if kind != "human":
             return None
         times = []

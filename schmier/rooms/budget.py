@@ -145,6 +145,10 @@ class Budgets:
         self.degradations = 0
         """Times the bots started playing below full strength."""
         self._degraded_since: float | None = None
+        """When the current spell below full strength began (its first such move)."""
+        self._degraded_last = 0.0
+        """When its latest move below full strength was decided: a spell lasts from its
+        first such move to its last, so a server gone quiet is not counted degraded."""
         self._degraded_total = 0.0
         self._streak = 0
         self.busy_seconds = 0.0
@@ -185,6 +189,7 @@ class Budgets:
         now = time.monotonic()
         if step is not FULL:
             self._streak = 0
+            self._degraded_last = now
             if self._degraded_since is None:
                 self._degraded_since = now
                 self.degradations += 1
@@ -194,7 +199,7 @@ class Budgets:
             return
         self._streak += 1
         if self._streak >= RECOVERED_AFTER:
-            seconds = now - self._degraded_since
+            seconds = self._degraded_last - self._degraded_since
             self._degraded_total += seconds
             self._degraded_since = None
             event("bots.full_strength", logging.WARNING, degraded_seconds=round(seconds, 3))
@@ -215,10 +220,11 @@ class Budgets:
         return self._degraded_since is not None
 
     def degraded_seconds(self) -> float:
-        """Seconds the bots have played below full strength, the current spell included."""
+        """Seconds the bots have played below full strength (each spell from its first
+        move below it to its last), the current spell included."""
         with self._lock:
             since = self._degraded_since
-            ongoing = 0.0 if since is None else time.monotonic() - since
+            ongoing = 0.0 if since is None else self._degraded_last - since
             return self._degraded_total + ongoing
 
     def collector(self, waiting: Callable[[], tuple[int, int]]) -> BudgetCollector:
@@ -254,7 +260,8 @@ class BudgetCollector:
         )
         yield CounterMetricFamily(
             "schmier_bot_degraded_seconds",
-            "Seconds the bots have played below full strength.",
+            "Seconds the bots have played below full strength (each spell from its first "
+            "move below it to its last).",
             value=b.degraded_seconds(),
         )
         yield CounterMetricFamily(

@@ -251,3 +251,15 @@ def test_a_bots_delay_varies_by_turn_within_its_spread() -> None:
     assert len({round(f, 6) for f in factors}) > 250
     assert min(factors) < 0.95 and max(factors) > 1.05
     assert spread(3, 1234.5) == spread(3, 1234.5)
+
+
+def test_decisions_that_vary_are_given_less_than_steady_ones_of_the_same_mean() -> None:
+    """A move that waits behind a slow decision is late too: the expected cost counts
+    the decisions' spread, so searches of 20 and 180 ms (a mean of 100) leave less room
+    for a full budget than searches of 100 ms each."""
+    steady, varying = budget.Budgets(slack=1.0), budget.Budgets(slack=1.0)
+    for k in range(60):
+        steady.done(budget.FULL, 0.1)
+        varying.done(budget.FULL, 0.02 if k % 2 else 0.18)
+    assert steady.choose(True, queue(0.4)) is budget.FULL
+    assert varying.choose(True, queue(0.4)).name == "half"

@@ -72,8 +72,13 @@ SCALED = frozenset({levels.BY_NAME["strong"].policy})
 """The policies whose budget can shrink (the others cost next to nothing)."""
 
 AIM = 0.6
-"""The share of the slack the expected cost may fill: a step's cost is a running mean,
-and a single decision may take a few times its mean (more cards, more worlds)."""
+"""The share of the slack the expected cost may fill: the rest is for what the estimate
+does not see (a room's timer or its answer late on a busy event loop)."""
+
+SPREAD = 2.0
+"""A step's expected cost is its running mean plus this many running mean deviations:
+single decisions vary (six cards to try or two, a busy machine), and a move that waits
+behind a slow one is late too."""
 
 SMOOTHING = 0.1
 """Weight of the newest decision in a step's running mean of cost."""
@@ -136,6 +141,8 @@ class Budgets:
         self._unit: float | None = None
         """Running mean of a full budget's seconds, from every search decision (a
         smaller one's time scaled up: a step not chosen lately still learns)."""
+        self._deviation = 0.0
+        """Running mean of how far a full budget's seconds fell from `_unit`."""
         self._floor: float | None = None
         """Running mean of the floor policy's seconds."""
         self.decisions: dict[str, int] = {step.name: 0 for step in STEPS}
@@ -156,8 +163,9 @@ class Budgets:
 
     def cost(self, step: Step) -> float:
         """The expected seconds of a decision at `step`: the floor's, and the step's
-        share of a full budget's beyond it (the search's cost follows its worlds)."""
-        unit = FIRST_GUESS if self._unit is None else self._unit
+        share of a full budget's beyond it (the search's cost follows its worlds), with
+        `SPREAD` deviations to spare."""
+        unit = FIRST_GUESS if self._unit is None else self._unit + SPREAD * self._deviation
         return (self._floor or 0.0) + unit * step.ratio
 
     def choose(self, move: bool, queue: Queue) -> Step:
@@ -212,6 +220,8 @@ class Budgets:
                 self._floor = _mean(self._floor, seconds)
             else:
                 unit = max(0.0, seconds - (self._floor or 0.0)) / step.ratio
+                if self._unit is not None:
+                    self._deviation = _mean(self._deviation, abs(unit - self._unit))
                 self._unit = _mean(self._unit, unit)
 
     @property

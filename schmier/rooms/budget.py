@@ -9,8 +9,9 @@ brings the move within `SCHMIER_BOT_SLACK` of its due time (the seat's
 `SCHMIER_BOT_DELAY`), for this decision and for the moves waiting behind it: the full
 budget, a half, a quarter, an eighth of it, and at the floor the `normal` policy, which
 costs next to nothing. What a full budget costs is learnt from every search decision the
-workers made, a smaller one's time scaled up (`Budgets.done`): a busy machine, or a
-worker that gets little of a core, makes the full budget dearer. A hint (only its
+workers made, a smaller one's time scaled up (`Budgets.done`), with its spread to spare
+(`SPREAD`): a busy machine, or a worker that gets little of a core, makes the full
+budget dearer. A hint (only its
 asker waits) gets no more than the bots' last move did while they play below full
 strength, so it never takes a worker's time from them.
 

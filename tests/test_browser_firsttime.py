@@ -32,7 +32,7 @@ import pytest
 
 from schmier.config import Settings
 from tests.support.browsers import DESKTOP, PHONE, PageFactory, Table
-from tests.support.play import act, create_room, fill_and_start, sit
+from tests.support.play import act, create_room, drive, fill_and_start, sit
 from tests.support.screens import axe_violations, overflows, until
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
@@ -42,6 +42,8 @@ WEB = Path(__file__).resolve().parents[1] / "web"
 LANGUAGES = ["en", "bg", "ja", "ko", "ms"]
 LONG = "Abcdefghijklmnopqrstuvwx"
 """The longest name there is (24 letters), with no space to break it at."""
+WIDE = "W" * 24
+"""The widest name there is: 24 of the widest letter, with no space to break it at."""
 
 
 @pytest.fixture(scope="module")
@@ -199,6 +201,7 @@ def test_every_screen_of_every_game(
     screens.check("lobby")
     fill_and_start(page)
     overlaps: list[str] = []
+    summed: set[str] = set()
     # A whole game and a hand of the next, at the shortest trick hold: about a minute
     # on a quiet machine, several on a busy one (the suite runs in parallel).
     deadline = time.monotonic() + 780
@@ -210,6 +213,11 @@ def test_every_screen_of_every_game(
         if view["seats"][0]["kind"] and len(view["seats"]) == 6:
             overlaps += cards_apart(page)
         check_tally(page, view, book)
+        if view["last_hand"] and json.dumps(view["last_hand"], sort_keys=True) not in summed:
+            # Every hand's summary, whichever side bid it (the bidder's side comes first
+            # in the view; the summary lists the sides in their own order).
+            summed.add(json.dumps(view["last_hand"], sort_keys=True))
+            totals_in_side_order(page, view)
         if view["phase"] == "game_over":
             break
         if shot["held"] and "play" in kinds:
@@ -243,22 +251,25 @@ def test_every_screen_of_every_game(
 
 
 def totals_in_side_order(page: Any, view: dict[str, Any]) -> None:
-    """The summary's game totals follow the sides' order (A, B, C), whoever bid."""
+    """The summary's game totals follow the sides' order (A, B, C), whoever bid: each
+    side's names and total in its place."""
     text = page.locator("#hand-summary p.muted").first.text_content() or ""
-    names = [n for n, _ in re.findall(r"([^:·]+): (\d+)", text.split(":", 1)[1])]
+    shown = re.findall(r"([^:·]+): ([-−]?\d+)", text.split(":", 1)[1])
     last = view["last_hand"]
     teams = view["teams"]
     team_of = {seat: i for i, team in enumerate(teams) for seat in team}
     at = [min(team_of[s] for s in side) for side in last["sides"]]
-    assert len(names) == len(last["sides"])
-    # The first name listed belongs to the side with the lowest team index.
-    first = sorted(range(len(at)), key=lambda k: at[k])[0]
-    seat = last["sides"][first][0]
-    who = page.evaluate(
-        "(s) => document.querySelector(`#table .seat[data-seat='${s}'] .seat-name`).textContent",
-        seat,
-    )
-    assert who.split(" · ")[0] in names[0], (names, who)
+    assert len(shown) == len(last["sides"]), (text, last)
+    order = sorted(range(len(at)), key=lambda k: at[k])
+    for (names, total), k in zip(shown, order, strict=True):
+        assert int(total.replace("−", "-")) == last["game_totals"][k], (text, last)
+        for seat in last["sides"][k]:
+            who = page.evaluate(
+                "(s) => document.querySelector("
+                "`#table .seat[data-seat='${s}'] .seat-name`).textContent",
+                seat,
+            )
+            assert who.split(" · ")[0] in names, (text, who, last)
 
 
 def terms_explained(page: Any) -> None:
@@ -307,6 +318,79 @@ def rules_from_the_table(page: Any, screens: Screens, book: dict[str, Any]) -> N
     assert page.evaluate("document.activeElement.dataset.action") == "rules"
 
 
+@pytest.mark.parametrize(
+    "size", [{"width": 1280, "height": 720}, {"width": 1366, "height": 768}], ids=str
+)
+def test_six_seat_trick_cards_apart_on_a_low_screen(
+    server: RunningServer, pages: PageFactory, size: dict[str, int]
+) -> None:
+    """A laptop's screen is lower than the desktop of the test above: the six-seat
+    table is lower too, and its trick cards on the left and the right sides once lay
+    over one another (K♠ over 7♥)."""
+    page = pages(viewport=size)
+    hold(page, 1200)
+    table = Table(page)
+    create_room(page, server, "schmier6", target=5)
+    sit(page, "Ann", 0)
+    fill_and_start(page)
+    overlaps: list[str] = []
+    most = 0
+    deadline = time.monotonic() + 240
+    while True:
+        shot, view = table.synced()
+        assert time.monotonic() < deadline, view["phase"]
+        overlaps += cards_apart(page)
+        most = max(most, len(shot["played"]))
+        if len(view["tricks"]) >= 3 or view["phase"] in ("hand_over", "game_over"):
+            break
+        kinds = {a["type"] for a in view["legal"]}
+        if shot["held"] and "play" in kinds:
+            page.wait_for_selector("#table .trick-note", state="detached")
+            continue
+        acted = act(table, view) if kinds and view["you"] in (view["turn"] or []) else False
+        table.wait_change(shot["seq"])
+        if not acted:
+            page.wait_for_timeout(20)
+    assert most >= 4, most  # tricks were on the table while we looked
+    assert not overlaps, sorted(set(overlaps))
+
+
+def test_waiting_for_a_long_name_keeps_the_phone_page_narrow(
+    server: RunningServer, pages: PageFactory
+) -> None:
+    """On a phone, "Waiting for" a 24-letter name wraps; it never widens the page (it
+    once made it 401 px wide on a 375 px screen)."""
+    ann = pages(viewport=PHONE, is_mobile=True, has_touch=True)
+    ann_table = Table(ann)
+    code = create_room(ann, server, "wisconsin4", target=5)
+    sit(ann, "Ann", 0)
+    other = pages()
+    other.goto(f"{server.base_url}/r/{code}")
+    sit(other, WIDE, 1)
+    fill_and_start(ann)
+    deadline = time.monotonic() + 120
+    while True:
+        shot, view = ann_table.synced()
+        assert time.monotonic() < deadline, view["phase"]
+        if 1 in (view["turn"] or []):
+            break
+        kinds = {a["type"] for a in view["legal"]}
+        if shot["held"] and "play" in kinds:
+            ann.wait_for_selector("#table .trick-note", state="detached")
+            continue
+        acted = act(ann_table, view) if kinds and 0 in (view["turn"] or []) else False
+        ann_table.wait_change(shot["seq"])
+        if not acted:
+            ann.wait_for_timeout(20)
+    waiting = ann.locator("#actions .waiting")
+    waiting.wait_for()
+    assert WIDE in (waiting.text_content() or "")
+    # (A phone's page grows to what it holds, so its own width is no measure: the screen's.)
+    assert ann.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
+    problems = overflows(ann, "waiting for a long name")
+    assert not problems, problems
+
+
 def test_the_rules_page_of_every_game_in_every_language(
     server: RunningServer, pages: PageFactory
 ) -> None:
@@ -330,6 +414,60 @@ def test_the_rules_page_of_every_game_in_every_language(
         screens.language("en")
         screens.check(f"rules {name}")
     assert not screens.problems, "\n".join(screens.problems)
+
+
+def axe_both(page: Any, name: str) -> list[str]:
+    """axe-core on the page as it is now, on the desktop and on the phone."""
+    problems: list[str] = []
+    for size in (DESKTOP, PHONE):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(60)
+        problems += axe_violations(page, f"{name} {size['width']}")
+    page.set_viewport_size(DESKTOP)
+    return problems
+
+
+def test_every_club_page(server: RunningServer, pages: PageFactory) -> None:
+    """axe-core on the club's pages too: a member's page, the page of someone invited,
+    and, after a club game, the standings with the rating chart and the archive's review."""
+    page = pages()
+    hold(page, 1200)
+    table = Table(page)
+    page.goto(server.base_url + "/")
+    page.fill("#new-club-name", "Thursday club")
+    page.fill("#new-club-me", "Ann")
+    page.click('button[data-action="create-club"]')
+    page.wait_for_url(re.compile(r"/c/[a-z2-7]{16}$"))
+    page.wait_for_selector("#club-name")
+    club = page.url
+    problems = axe_both(page, "club, a member's")
+    newcomer = pages()
+    newcomer.goto(page.input_value("#club-invite"))
+    newcomer.wait_for_selector("#club-join-name")
+    problems += axe_both(newcomer, "club, joining")
+    newcomer.close()
+    # A club game to its end, then the standings, the chart and the archive.
+    page.select_option("#club-room-variant", "wisconsin4")
+    page.fill("#club-room-target", "5")
+    page.click('button[data-action="club-room"]')
+    page.wait_for_url(re.compile(r"/r/[^/]+$"))
+    page.wait_for_selector("body[data-seq]")
+    sit(page, "Ann", 0)
+    fill_and_start(page)
+    drive(table, lambda v: v["phase"] == "game_over", limit=600)
+    page.goto(club)
+    page.select_option("#standings-variant", "wisconsin4")
+    page.locator('.standings-table tr[data-player]:has-text("Ann")').wait_for()
+    page.locator('figure[data-chart="ratings"]').wait_for()
+    game = page.locator("li.game").first
+    game.wait_for()
+    game.locator('button[data-action="game-hands"]').click()
+    game.locator('button[data-action="review-archived"]').first.wait_for()
+    problems += axe_both(page, "club, standings and archive")
+    game.locator('button[data-action="review-archived"]').first.click()
+    page.locator("#review-dialog .review").wait_for()
+    problems += axe_both(page, "club, an archived hand's review")
+    assert not problems, "\n".join(problems)
 
 
 # ------------------------------------------------------------------ the last trick, focus

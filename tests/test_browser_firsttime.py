@@ -14,13 +14,17 @@
   L and Escape.
 - Offline made visible: the banner, a tap refused with a message, the others told at once;
   a move the room does not answer shown pending, and given up.
-- A first visit downloads the client once: the service worker keeps what the page loaded.
+- A first visit downloads the client once: the service worker keeps what the page loaded;
+  the client's text arrives gzipped, and `HEAD /` answers.
+- The six-seat table's trick cards apart on low screens too; "Waiting for" a long name
+  never widens a phone's page; axe-core on the club's pages.
 
 One server for the module; each test plays short games (`target` 5, bots at once).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import time
@@ -697,3 +701,40 @@ def test_a_first_visit_downloads_the_client_once(server: RunningServer, pages: P
     # and nothing the page did not load (sounds, the other languages).
     again = [u for u in by_worker if "/static/" in u]
     assert not again, again
+
+
+def test_the_client_arrives_compressed_and_head_answers(
+    server: RunningServer, pages: PageFactory
+) -> None:
+    """What Chromium downloads on a first visit: the client's scripts, styles and words
+    gzipped (each smaller on the wire than on disk); and `HEAD /` answers as `GET /`
+    does (it was 405)."""
+    page = pages()
+    answers: list[Any] = []
+    page.on("response", lambda r: answers.append(r))
+    page.goto(server.base_url + "/")
+    page.wait_for_selector('input[name="variant"]')
+    page.wait_for_load_state("networkidle")
+    text = [
+        r
+        for r in answers
+        if r.request.service_worker is None
+        and re.search(r"/static/.+\.(js|css|json)$", r.url)
+        and r.status == 200
+    ]
+    packed = 0
+    for response in text:
+        raw = (WEB / response.url.split("/static/", 1)[1]).read_bytes()
+        if len(gzip.compress(raw, 9)) > 0.9 * len(raw):
+            continue  # too small for gzip to save anything worth a header
+        assert response.header_value("content-encoding") == "gzip", response.url
+        assert response.request.sizes()["responseBodySize"] < len(raw), response.url
+        packed += 1
+    assert packed >= 10, [r.url for r in text]
+    head = page.evaluate(
+        """async () => {
+          const r = await fetch('/', { method: 'HEAD', cache: 'no-store' });
+          return [r.status, r.headers.get('content-type'), (await r.text()).length];
+        }"""
+    )
+    assert head[0] == 200 and head[1].startswith("text/html") and head[2] == 0, head

@@ -17,6 +17,7 @@ table trips over).
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 import threading
@@ -76,6 +77,7 @@ def test_the_seat_follows_the_player_and_the_host_frees_an_absent_ones(
     bob.goto(f"{server.base_url}/r/{code}")
     sit(bob, "Bob", 2)
     ann.wait_for_selector('.seat[data-seat="2"] .seat-name:text-is("Bob")')
+    stored = bob.evaluate("localStorage.getItem('schmier.tokens')")
     bob.close()
     # Ann hosts: she sees Bob offline and frees his seat.
     free = ann.locator('button[data-action="free_seat"][data-seat="2"]')
@@ -90,6 +92,15 @@ def test_the_seat_follows_the_player_and_the_host_frees_an_absent_ones(
     again.click('button[data-action="join"][data-seat="2"]')
     again.wait_for_selector('.seat.me[data-seat="2"]')
     ann.wait_for_selector('.seat[data-seat="2"] .seat-name:text-is("Bob")')
+    # The freed seat's old token works no more: Bob's first browser, its storage back,
+    # is a spectator (the seat is his from the new browser only).
+    stale = pages()
+    stale.add_init_script(f"localStorage.setItem('schmier.tokens', {json.dumps(stored)})")
+    stale.goto(f"{server.base_url}/r/{code}")
+    stale.wait_for_selector("#join:not([hidden])")
+    assert stale.locator(".seat.me").count() == 0
+    again.wait_for_timeout(300)
+    assert again.locator('.seat.me[data-seat="2"]').count() == 1
 
 
 def test_one_name_per_table_said_next_to_the_field(

@@ -573,10 +573,9 @@ def test_offline_is_visible_refused_and_told_to_the_others(
             break
         assert time.monotonic() < deadline
         page.wait_for_timeout(50)
-    offline = catalogue("en")["offline.banner"]
     page.context.set_offline(True)
     page.wait_for_selector("body[data-connection='offline']")
-    assert page.locator("#banner").text_content() == offline
+    assert page.locator("#banner").text_content() == catalogue("en")["offline.banner"]
     # The others see Ann offline at once (her page closed its socket).
     watcher.wait_for_selector('#table .seat[data-seat="0"] .badge.away', timeout=5_000)
     # A tap now plays nothing, and says so.

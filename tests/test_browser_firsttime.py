@@ -14,13 +14,17 @@
   L and Escape.
 - Offline made visible: the banner, a tap refused with a message, the others told at once;
   a move the room does not answer shown pending, and given up.
-- A first visit downloads the client once: the service worker keeps what the page loaded.
+- A first visit downloads the client once: the service worker keeps what the page loaded;
+  the client's text arrives gzipped, and `HEAD /` answers.
+- The six-seat table's trick cards apart on low screens too; "Waiting for" a long name
+  never widens a phone's page; axe-core on the club's pages.
 
 One server for the module; each test plays short games (`target` 5, bots at once).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import time
@@ -32,7 +36,7 @@ import pytest
 
 from schmier.config import Settings
 from tests.support.browsers import DESKTOP, PHONE, PageFactory, Table
-from tests.support.play import act, create_room, fill_and_start, sit
+from tests.support.play import act, create_room, drive, fill_and_start, sit
 from tests.support.screens import axe_violations, overflows, until
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
@@ -42,6 +46,8 @@ WEB = Path(__file__).resolve().parents[1] / "web"
 LANGUAGES = ["en", "bg", "ja", "ko", "ms"]
 LONG = "Abcdefghijklmnopqrstuvwx"
 """The longest name there is (24 letters), with no space to break it at."""
+WIDE = "W" * 24
+"""The widest name there is: 24 of the widest letter, with no space to break it at."""
 
 
 @pytest.fixture(scope="module")
@@ -202,6 +208,7 @@ def test_every_screen_of_every_game(
     screens.check("lobby")
     fill_and_start(page)
     overlaps: list[str] = []
+    summed: set[str] = set()
     # A whole game and a hand of the next, at the shortest trick hold: about a minute
     # on a quiet machine, several on a busy one (the suite runs in parallel).
     deadline = time.monotonic() + 780
@@ -213,6 +220,11 @@ def test_every_screen_of_every_game(
         if view["seats"][0]["kind"] and len(view["seats"]) == 6:
             overlaps += cards_apart(page)
         check_tally(page, shot["seq"], view, book)
+        if view["last_hand"] and json.dumps(view["last_hand"], sort_keys=True) not in summed:
+            # Every hand's summary, whichever side bid it (the bidder's side comes first
+            # in the view; the summary lists the sides in their own order).
+            summed.add(json.dumps(view["last_hand"], sort_keys=True))
+            totals_in_side_order(page, view)
         if view["phase"] == "game_over":
             break
         if shot["held"] and "play" in kinds:
@@ -246,22 +258,25 @@ def test_every_screen_of_every_game(
 
 
 def totals_in_side_order(page: Any, view: dict[str, Any]) -> None:
-    """The summary's game totals follow the sides' order (A, B, C), whoever bid."""
+    """The summary's game totals follow the sides' order (A, B, C), whoever bid: each
+    side's names and total in its place."""
     text = page.locator("#hand-summary p.muted").first.text_content() or ""
-    names = [n for n, _ in re.findall(r"([^:·]+): (\d+)", text.split(":", 1)[1])]
+    shown = re.findall(r"([^:·]+): ([-−]?\d+)", text.split(":", 1)[1])
     last = view["last_hand"]
     teams = view["teams"]
     team_of = {seat: i for i, team in enumerate(teams) for seat in team}
     at = [min(team_of[s] for s in side) for side in last["sides"]]
-    assert len(names) == len(last["sides"])
-    # The first name listed belongs to the side with the lowest team index.
-    first = sorted(range(len(at)), key=lambda k: at[k])[0]
-    seat = last["sides"][first][0]
-    who = page.evaluate(
-        "(s) => document.querySelector(`#table .seat[data-seat='${s}'] .seat-name`).textContent",
-        seat,
-    )
-    assert who.split(" · ")[0] in names[0], (names, who)
+    assert len(shown) == len(last["sides"]), (text, last)
+    order = sorted(range(len(at)), key=lambda k: at[k])
+    for (names, total), k in zip(shown, order, strict=True):
+        assert int(total.replace("−", "-")) == last["game_totals"][k], (text, last)
+        for seat in last["sides"][k]:
+            who = page.evaluate(
+                "(s) => document.querySelector("
+                "`#table .seat[data-seat='${s}'] .seat-name`).textContent",
+                seat,
+            )
+            assert who.split(" · ")[0] in names, (text, who, last)
 
 
 def terms_explained(page: Any) -> None:
@@ -310,6 +325,79 @@ def rules_from_the_table(page: Any, screens: Screens, book: dict[str, Any]) -> N
     assert page.evaluate("document.activeElement.dataset.action") == "rules"
 
 
+@pytest.mark.parametrize(
+    "size", [{"width": 1280, "height": 720}, {"width": 1366, "height": 768}], ids=str
+)
+def test_six_seat_trick_cards_apart_on_a_low_screen(
+    server: RunningServer, pages: PageFactory, size: dict[str, int]
+) -> None:
+    """A laptop's screen is lower than the desktop of the test above: the six-seat
+    table is lower too, and its trick cards on the left and the right sides once lay
+    over one another (K♠ over 7♥)."""
+    page = pages(viewport=size)
+    hold(page, 1200)
+    table = Table(page)
+    create_room(page, server, "schmier6", target=5)
+    sit(page, "Ann", 0)
+    fill_and_start(page)
+    overlaps: list[str] = []
+    most = 0
+    deadline = time.monotonic() + 240
+    while True:
+        shot, view = table.synced()
+        assert time.monotonic() < deadline, view["phase"]
+        overlaps += cards_apart(page)
+        most = max(most, len(shot["played"]))
+        if len(view["tricks"]) >= 3 or view["phase"] in ("hand_over", "game_over"):
+            break
+        kinds = {a["type"] for a in view["legal"]}
+        if shot["held"] and "play" in kinds:
+            page.wait_for_selector("#table .trick-note", state="detached")
+            continue
+        acted = act(table, view) if kinds and view["you"] in (view["turn"] or []) else False
+        table.wait_change(shot["seq"])
+        if not acted:
+            page.wait_for_timeout(20)
+    assert most >= 4, most  # tricks were on the table while we looked
+    assert not overlaps, sorted(set(overlaps))
+
+
+def test_waiting_for_a_long_name_keeps_the_phone_page_narrow(
+    server: RunningServer, pages: PageFactory
+) -> None:
+    """On a phone, "Waiting for" a 24-letter name wraps; it never widens the page (it
+    once made it 401 px wide on a 375 px screen)."""
+    ann = pages(viewport=PHONE, is_mobile=True, has_touch=True)
+    ann_table = Table(ann)
+    code = create_room(ann, server, "wisconsin4", target=5)
+    sit(ann, "Ann", 0)
+    other = pages()
+    other.goto(f"{server.base_url}/r/{code}")
+    sit(other, WIDE, 1)
+    fill_and_start(ann)
+    deadline = time.monotonic() + 120
+    while True:
+        shot, view = ann_table.synced()
+        assert time.monotonic() < deadline, view["phase"]
+        if 1 in (view["turn"] or []):
+            break
+        kinds = {a["type"] for a in view["legal"]}
+        if shot["held"] and "play" in kinds:
+            ann.wait_for_selector("#table .trick-note", state="detached")
+            continue
+        acted = act(ann_table, view) if kinds and 0 in (view["turn"] or []) else False
+        ann_table.wait_change(shot["seq"])
+        if not acted:
+            ann.wait_for_timeout(20)
+    waiting = ann.locator("#actions .waiting")
+    waiting.wait_for()
+    assert WIDE in (waiting.text_content() or "")
+    # (A phone's page grows to what it holds, so its own width is no measure: the screen's.)
+    assert ann.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
+    problems = overflows(ann, "waiting for a long name")
+    assert not problems, problems
+
+
 def test_the_rules_page_of_every_game_in_every_language(
     server: RunningServer, pages: PageFactory
 ) -> None:
@@ -333,6 +421,60 @@ def test_the_rules_page_of_every_game_in_every_language(
         screens.language("en")
         screens.check(f"rules {name}")
     assert not screens.problems, "\n".join(screens.problems)
+
+
+def axe_both(page: Any, name: str) -> list[str]:
+    """axe-core on the page as it is now, on the desktop and on the phone."""
+    problems: list[str] = []
+    for size in (DESKTOP, PHONE):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(60)
+        problems += axe_violations(page, f"{name} {size['width']}")
+    page.set_viewport_size(DESKTOP)
+    return problems
+
+
+def test_every_club_page(server: RunningServer, pages: PageFactory) -> None:
+    """axe-core on the club's pages too: a member's page, the page of someone invited,
+    and, after a club game, the standings with the rating chart and the archive's review."""
+    page = pages()
+    hold(page, 1200)
+    table = Table(page)
+    page.goto(server.base_url + "/")
+    page.fill("#new-club-name", "Thursday club")
+    page.fill("#new-club-me", "Ann")
+    page.click('button[data-action="create-club"]')
+    page.wait_for_url(re.compile(r"/c/[a-z2-7]{16}$"))
+    page.wait_for_selector("#club-name")
+    club = page.url
+    problems = axe_both(page, "club, a member's")
+    newcomer = pages()
+    newcomer.goto(page.input_value("#club-invite"))
+    newcomer.wait_for_selector("#club-join-name")
+    problems += axe_both(newcomer, "club, joining")
+    newcomer.close()
+    # A club game to its end, then the standings, the chart and the archive.
+    page.select_option("#club-room-variant", "wisconsin4")
+    page.fill("#club-room-target", "5")
+    page.click('button[data-action="club-room"]')
+    page.wait_for_url(re.compile(r"/r/[^/]+$"))
+    page.wait_for_selector("body[data-seq]")
+    sit(page, "Ann", 0)
+    fill_and_start(page)
+    drive(table, lambda v: v["phase"] == "game_over", limit=600)
+    page.goto(club)
+    page.select_option("#standings-variant", "wisconsin4")
+    page.locator('.standings-table tr[data-player]:has-text("Ann")').wait_for()
+    page.locator('figure[data-chart="ratings"]').wait_for()
+    game = page.locator("li.game").first
+    game.wait_for()
+    game.locator('button[data-action="game-hands"]').click()
+    game.locator('button[data-action="review-archived"]').first.wait_for()
+    problems += axe_both(page, "club, standings and archive")
+    game.locator('button[data-action="review-archived"]').first.click()
+    page.locator("#review-dialog .review").wait_for()
+    problems += axe_both(page, "club, an archived hand's review")
+    assert not problems, "\n".join(problems)
 
 
 # ------------------------------------------------------------------ the last trick, focus
@@ -434,10 +576,9 @@ def test_offline_is_visible_refused_and_told_to_the_others(
             break
         assert time.monotonic() < deadline
         page.wait_for_timeout(50)
-    offline = catalogue("en")["offline.banner"]
     page.context.set_offline(True)
     page.wait_for_selector("body[data-connection='offline']")
-    assert page.locator("#banner").text_content() == offline
+    assert page.locator("#banner").text_content() == catalogue("en")["offline.banner"]
     # The others see Ann offline at once (her page closed its socket).
     watcher.wait_for_selector('#table .seat[data-seat="0"] .badge.away', timeout=5_000)
     # A tap now plays nothing, and says so.
@@ -562,3 +703,40 @@ def test_a_first_visit_downloads_the_client_once(server: RunningServer, pages: P
     # and nothing the page did not load (sounds, the other languages).
     again = [u for u in by_worker if "/static/" in u]
     assert not again, again
+
+
+def test_the_client_arrives_compressed_and_head_answers(
+    server: RunningServer, pages: PageFactory
+) -> None:
+    """What Chromium downloads on a first visit: the client's scripts, styles and words
+    gzipped (each smaller on the wire than on disk); and `HEAD /` answers as `GET /`
+    does (it was 405)."""
+    page = pages()
+    answers: list[Any] = []
+    page.on("response", lambda r: answers.append(r))
+    page.goto(server.base_url + "/")
+    page.wait_for_selector('input[name="variant"]')
+    page.wait_for_load_state("networkidle")
+    text = [
+        r
+        for r in answers
+        if r.request.service_worker is None
+        and re.search(r"/static/.+\.(js|css|json)$", r.url)
+        and r.status == 200
+    ]
+    packed = 0
+    for response in text:
+        raw = (WEB / response.url.split("/static/", 1)[1]).read_bytes()
+        if len(gzip.compress(raw, 9)) > 0.9 * len(raw):
+            continue  # too small for gzip to save anything worth a header
+        assert response.header_value("content-encoding") == "gzip", response.url
+        assert response.request.sizes()["responseBodySize"] < len(raw), response.url
+        packed += 1
+    assert packed >= 10, [r.url for r in text]
+    head = page.evaluate(
+        """async () => {
+          const r = await fetch('/', { method: 'HEAD', cache: 'no-store' });
+          return [r.status, r.headers.get('content-type'), (await r.text()).length];
+        }"""
+    )
+    assert head[0] == 200 and head[1].startswith("text/html") and head[2] == 0, head

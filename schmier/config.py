@@ -81,6 +81,15 @@ class Settings(BaseSettings):
             + "."
         ),
     )
+    bot_slack: float = Field(
+        0.5,
+        gt=0,
+        le=60,
+        description=(
+            "Seconds past the bot delay by which a bot's move should be played; when the "
+            "workers are too busy for that, decisions get smaller search budgets."
+        ),
+    )
     bot_workers: int | None = Field(
         None,
         ge=0,

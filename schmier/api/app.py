@@ -21,7 +21,7 @@ from schmier.api.wireframes import FrameWriter
 from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
 from schmier.cluster.node import default_instance_id
-from schmier.collector import Collector
+from schmier.collector import Collector, HeapMetrics
 from schmier.config import Settings
 from schmier.engine.bots import levels
 from schmier.ledger.archiver import Archiver
@@ -121,7 +121,9 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         settings.gc_full_seconds,
         metrics.gc_pauses,
         growth=settings.gc_full_growth / 100,
+        population=lambda: len(rooms.live) + metrics.open_sockets,
     )
+    metrics.registry.register(HeapMetrics(collector))
     lag = LoopLag(metrics.loop_lag.observe)
 
     @asynccontextmanager

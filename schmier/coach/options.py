@@ -54,6 +54,27 @@ class AnalysisBudget:
 ANALYSIS_BUDGET = AnalysisBudget()
 
 
+def budget_for(effort: int) -> AnalysisBudget:
+    """`effort` percent of `ANALYSIS_BUDGET` (at least one world and playout each)."""
+    if effort == 100:
+        return ANALYSIS_BUDGET
+    c = ANALYSIS_BUDGET.cards
+
+    def part(x: int) -> int:
+        return max(1, x * effort // 100)
+
+    cards = Budget(
+        playouts=part(c.playouts),
+        min_worlds=part(c.min_worlds),
+        max_worlds=part(c.max_worlds),
+        hand_worlds=part(c.hand_worlds),
+        exact_worlds=part(c.exact_worlds),
+        smart=c.smart,
+        make_pct=c.make_pct,
+    )
+    return AnalysisBudget(cards, part(ANALYSIS_BUDGET.hand_worlds))
+
+
 @dataclass(slots=True)
 class Valued:
     """One option: its action (the record's form), and its two values."""

@@ -199,7 +199,9 @@ def test_every_screen_of_every_game(
     screens.check("lobby")
     fill_and_start(page)
     overlaps: list[str] = []
-    deadline = time.monotonic() + 240
+    # A whole game and a hand of the next, at the shortest trick hold: about a minute
+    # on a quiet machine, several on a busy one (the suite runs in parallel).
+    deadline = time.monotonic() + 780
     while True:
         shot, view = table.synced()
         assert time.monotonic() < deadline, view["phase"]
@@ -477,6 +479,7 @@ def iter_legal(page: Any) -> Iterator[str]:
 # ------------------------------------------------------------------ numbers, first load
 
 
+@pytest.mark.timeout(900)
 def test_the_score_sheet_numbers_hands_as_the_history_does(
     server: RunningServer, pages: PageFactory
 ) -> None:
@@ -487,7 +490,9 @@ def test_the_score_sheet_numbers_hands_as_the_history_does(
     sit(page, "Ann", 0)
     fill_and_start(page)
     games = 0
-    deadline = time.monotonic() + 240
+    # A whole game and a hand of the next, at the shortest trick hold: about a minute
+    # on a quiet machine, several on a busy one (the suite runs in parallel).
+    deadline = time.monotonic() + 780
     while True:
         shot, view = table.synced()
         assert time.monotonic() < deadline, view["phase"]

@@ -13,6 +13,7 @@ import { gameLabel } from "./games.js";
 import { stepsOf } from "./steps.js";
 import { dealPanel, handLine, middleOf, seatsAt } from "./handparts.js";
 import { transcript } from "./transcript.js";
+import { coachPanel } from "./coach.js";
 
 const SWIPE_PX = 40;
 
@@ -30,7 +31,7 @@ function stepTitle(step, count) {
  * Build the review of `record` (the rule book `book`; `outcome` the check of its deal,
  * if made). Returns `{el, go(delta), goTo(i), key(event), focus()}`.
  */
-export function reviewView(record, book, { code, outcome = null, step = 0 } = {}) {
+export function reviewView(record, book, { code, outcome = null, step = 0, coach = Boolean(code) } = {}) {
   const { facts, steps } = stepsOf(record);
   const tricks = facts.tricks.length;
   const state = { at: Math.max(0, Math.min(steps.length - 1, step)) };
@@ -57,6 +58,7 @@ export function reviewView(record, book, { code, outcome = null, step = 0 } = {}
     stage.dataset.kind = s.kind;
     first.disabled = prev.disabled = state.at === 0;
     next.disabled = last.disabled = state.at === steps.length - 1;
+    if (coaching) coaching.show(state.at);
   };
   const goTo = (i) => {
     const to = Math.max(0, Math.min(steps.length - 1, i));
@@ -65,6 +67,8 @@ export function reviewView(record, book, { code, outcome = null, step = 0 } = {}
     draw();
   };
   const go = (delta) => goTo(state.at + delta);
+  // The coach (coach.js): a room's hand only, its analysis asked of the server.
+  const coaching = coach && code ? coachPanel(record, steps, code, goTo) : null;
   first.addEventListener("click", () => goTo(0));
   prev.addEventListener("click", () => go(-1));
   next.addEventListener("click", () => go(1));
@@ -89,6 +93,7 @@ export function reviewView(record, book, { code, outcome = null, step = 0 } = {}
     ),
     h("div", { class: "review-nav", role: "toolbar", "aria-label": t("review.steps") }, first, prev, status, next, last),
     stage,
+    coaching ? coaching.el : null,
     h("p", { class: "muted small review-keys" }, t("review.keys")),
     dealPanel(record, outcome),
     exports(record, book, code, outcome),

@@ -41,7 +41,8 @@ async def hand_analysis(code: str, n: str, request: Request) -> JSONResponse:
         status, body = await analyses.ask(book.code, record)
     except Refused as exc:
         retry = {"Retry-After": str(exc.retry_after)}
-        raise HTTPException(429, exc.why, retry) from None
+        body = {"detail": exc.why, "retry_after": exc.retry_after}
+        return JSONResponse(body, status_code=429, headers=retry)
     except StoreError:
         raise HTTPException(503, "store unavailable") from None
     headers: dict[str, Any] = {}

@@ -5,5 +5,6 @@
     python -m bench.coach levels --variant wisconsin4 --hands 6
 
 `hands` plays hands with the bots and makes their records exactly as a room does
-(`rooms.records.Book` folding the log); `__main__` runs the measurements.
+(`rooms.records.Book` folding the log); `measure` weighs them as the server does and
+times it; `__main__` runs the measurements.
 """

@@ -92,6 +92,7 @@ async def test_every_finished_hand_is_analysed_once(
         assert first.json()["total"] == len(
             choices((await http.get(f"/api/rooms/{code}/hands/1")).json())
         )
+        losses: dict[int, list[float]] = {}
         for hand in listed[:2]:
             n = hand["n"]
             record = (await http.get(f"/api/rooms/{code}/hands/{n}")).json()
@@ -99,6 +100,16 @@ async def test_every_finished_hand_is_analysed_once(
             check_analysis(analysis, record)
             again = await http.get(f"/api/rooms/{code}/hands/{n}/analysis")
             assert again.status_code == 200 and again.json() == analysis
+            for d in analysis["decisions"]:
+                losses.setdefault(d["seat"], []).append(d["loss"])
+        # The room's history: each seat's accuracy over the game's analysed hands.
+        game = (await http.get(f"/api/rooms/{code}/history")).json()["games"][0]
+        seats = len(record["hands"])
+        assert [a["seat"] for a in game["accuracy"]] == list(range(seats))
+        for a in game["accuracy"]:
+            assert a["hands"] == min(2, len(listed))
+            assert a["accuracy"] == marks.mean_accuracy(losses.get(a["seat"], []))
+            assert a["name"] == game["seats"][a["seat"]]["name"]
         for n in (str(len(listed) + 1), "0", "abc", "1.0", "99999999999"):
             assert (await http.get(f"/api/rooms/{code}/hands/{n}/analysis")).status_code == 404
         assert (await http.get("/api/rooms/zzzzzzzz/hands/1/analysis")).status_code == 404

@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from schmier.coach import marks
 from schmier.coach.analysis import assemble, weigh_decision
 from schmier.coach.decisions import choices
 from schmier.coach.options import budget_for
@@ -189,3 +190,33 @@ class Analyses:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+async def game_accuracy(store: RoomStore, code: str, history: dict[str, Any]) -> None:
+    """Add to each game of the room's history (`rooms.history.room_history`) its seats'
+    accuracy over the hands analysed so far (done analyses only; nothing is started)."""
+    for game in history["games"]:
+        per_seat: dict[int, list[float]] = {}
+        hands = 0
+        for hand in game["hands"]:
+            kept = await store.analysis_get(code, int(hand["n"]))
+            found = None if kept is None else orjson.loads(kept)
+            if found is None or found.get("status") != "done":
+                continue
+            hands += 1
+            for player in found["analysis"]["players"]:
+                per_seat.setdefault(int(player["seat"]), [])
+            for d in found["analysis"]["decisions"]:
+                per_seat.setdefault(int(d["seat"]), []).append(float(d["loss"]))
+        names = {int(s["seat"]): str(s["name"]) for s in game["seats"]}
+        game["accuracy"] = [
+            {
+                "seat": seat,
+                "name": names.get(seat, f"Seat {seat + 1}"),
+                "accuracy": marks.mean_accuracy(losses),
+                "loss": round(sum(losses), 3),
+                "decisions": len(losses),
+                "hands": hands,
+            }
+            for seat, losses in sorted(per_seat.items())
+        ]

@@ -16,6 +16,7 @@ from bench.coach.hands import play_hand
 from schmier import engine
 from schmier.coach.analysis import weigh_decision
 from schmier.coach.decisions import choices
+from schmier.coach.marks import GOOD
 from schmier.coach.options import budget_for
 
 Record = dict[str, Any]
@@ -80,6 +81,7 @@ def agree(variant: str, count: int, effort: int, seed: int) -> dict[str, Any]:
     budget = budget_for(effort)
     same = total = 0
     noise: list[float] = []
+    kinds: dict[str, list[int]] = {}
     for record in hands(variant, ["strong", "normal", "easy"], count, seed):
         for i in choices(record):
             a = weigh_decision(record, i, budget, salt="a")
@@ -89,14 +91,19 @@ def agree(variant: str, count: int, effort: int, seed: int) -> dict[str, Any]:
             values = {repr(o["action"]): o["value"] for o in b["options"]}
             best_b = max(values.values())
             noise.append(max(0.0, best_b - values.get(repr(a["best"]), best_b)))
+            kind = kinds.setdefault(a["kind"], [0, 0])
+            kind[0] += a["best"] == b["best"]
+            kind[1] += 1
     return {
         "variant": variant,
         "effort": effort,
         "decisions": total,
         "agree_pct": 100 * same / max(1, total),
+        "within_good_pct": 100 * sum(1 for x in noise if x < GOOD) / max(1, total),
         "noise_p50": percentile(noise, 0.5),
         "noise_p90": percentile(noise, 0.9),
         "noise_p99": percentile(noise, 0.99),
+        "by_kind": {k: f"{v[0]}/{v[1]}" for k, v in sorted(kinds.items())},
     }
 
 

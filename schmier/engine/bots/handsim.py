@@ -343,7 +343,9 @@ def discard(
     allowed = [card_int(str(c)) for c in template["from"]]
     sets = discard_sets(know, allowed, count)
     if len(sets) == 1:
-        return {"type": "discard", "cards": [CARD_NAMES[c] for c in bits(sets[0])]}
+        bank = bool(know.book["banks_discards"])
+        ranked = sorted(allowed, key=lambda c: (keep_value(know.tb, know.hand, c, bank), c))
+        return {"type": "discard", "cards": [CARD_NAMES[c] for c in ranked[:count]]}
     assert know.bidder is not None
     totals = discard_totals(know, sets, lambda: sample(know, rng), max(1, worlds // 2), rng)
     best = max(range(len(sets)), key=lambda i: (totals[i], -i))

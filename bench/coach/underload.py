@@ -2,9 +2,9 @@
 
     python -m bench.coach.underload --port 8000 --streams 2 --seconds 90
 
-Each stream is a room of `wisconsin4` (a random test player at seat 0, the default bot
-at the others, to a target nobody reaches) whose every finished hand is analysed as
-soon as it is listed: the analysis asked for and polled until done, one at a time. Run
+Each stream is a room of `wisconsin4` (a random test player at seat 0, `normal` bots at
+the others, so that hands come quickly, to the highest target) whose every finished
+hand is analysed as soon as it is listed: asked for and polled until done. Run
 it beside `python -m bench.load --url ...` against the same server (started with
 `SCHMIER_BOT_DELAY=0` so that hands come quickly), and the load's p99 with and without
 it is what analyses cost the players (docs/performance.md, "The coach under load").
@@ -58,7 +58,7 @@ async def _stream(server: RunningServer, k: int, stop: asyncio.Event, took: list
     _, token = await server.join(code, f"Coachee {k}", 0)
     client = await Client.seated(server, code, token)
     for seat in range(1, engine.seat_count(VARIANT)):
-        await client.send({"type": "add_bot", "seat": seat})
+        await client.send({"type": "add_bot", "seat": seat, "bot": "normal"})
     await client.wait_state(lambda v: {"type": "start"} in v["legal"])
     await client.send({"type": "start"})
     player = Player(client, random.Random(k))

@@ -63,14 +63,12 @@ async def _stream(server: RunningServer, k: int, stop: asyncio.Event, took: list
     await client.send({"type": "start"})
     player = Player(client, random.Random(k))
     analyser = asyncio.create_task(_analyse(server, code, stop, took))
-
-    def over(view: dict[str, Any]) -> bool:
-        return stop.is_set() or view["phase"] == "game_over"
-
+    playing = asyncio.create_task(player.play_until(lambda v: v["phase"] == "game_over", 3600))
     try:
-        while not stop.is_set():
-            await player.play_until(over, timeout=3600)
+        await stop.wait()
     finally:
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
         await analyser
         await client.close()
 

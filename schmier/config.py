@@ -187,6 +187,15 @@ class Settings(BaseSettings):
             "person's seat becomes host."
         ),
     )
+    lead_grace: float = Field(
+        10.0,
+        ge=0,
+        le=15,
+        description=(
+            "Seconds the leader of a shared review may be disconnected before the lead "
+            "passes to another connected seated person (or the review closes)."
+        ),
+    )
     turn_timer_scale: float = Field(
         1.0,
         gt=0,

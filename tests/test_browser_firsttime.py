@@ -155,18 +155,21 @@ def expected_tally(view: dict[str, Any], book: dict[str, Any]) -> dict[str, Any]
     return {"sides": sides, "held": held}
 
 
-def check_tally(page: Any, view: dict[str, Any], book: dict[str, Any]) -> None:
-    """The tally in the side column says what the public view holds, no more."""
+def check_tally(page: Any, seq: str, view: dict[str, Any], book: dict[str, Any]) -> None:
+    """The tally in the side column says what the public view of `seq` holds, no more."""
     if view["phase"] != "play" or not view["trump"] or not view["tricks"]:
         return
-    shown = page.evaluate(
-        """() => [...document.querySelectorAll('#tally tr[data-side]')].map((r) => ({
+    # The rows and the state they were drawn from, read at one instant: a card played
+    # since `seq` would otherwise be in the tally and not in `view`.
+    now = page.evaluate(
+        """() => ({ seq: document.body.dataset.seq ?? null,
+          rows: [...document.querySelectorAll('#tally tr[data-side]')].map((r) => ({
           points: [...r.querySelectorAll('[data-term]')].map((e) => e.dataset.term),
-          game: r.querySelector('td.num').textContent }))"""
+          game: r.querySelector('td.num').textContent })) })"""
     )
-    seq = page.evaluate("document.body.dataset.seq")
-    if shown == [] and seq is None:
+    if now["seq"] != seq:
         return
+    shown = now["rows"]
     want = expected_tally(view, book)
     assert len(shown) == len(want["sides"]), shown
     for got, held in zip(shown, want["held"], strict=True):
@@ -209,7 +212,7 @@ def test_every_screen_of_every_game(
         mine = view["you"] in (view["turn"] or []) and kinds
         if view["seats"][0]["kind"] and len(view["seats"]) == 6:
             overlaps += cards_apart(page)
-        check_tally(page, view, book)
+        check_tally(page, shot["seq"], view, book)
         if view["phase"] == "game_over":
             break
         if shot["held"] and "play" in kinds:

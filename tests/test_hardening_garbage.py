@@ -63,6 +63,8 @@ def open_socket(server: RunningServer, code: str, token: str | None) -> ClientCo
     assert first["type"] == "state", first
     history = orjson.loads(ws.recv(timeout=10))  # the kept chat follows the first state
     assert history["type"] == "chat_history", history
+    review = orjson.loads(ws.recv(timeout=10))  # then the room's shared review
+    assert review["type"] == "review", review
     return ws
 
 

@@ -338,7 +338,7 @@ def check_socket(watched: Watched, states: list[Any], tokens: dict[int, str]) ->
         for token in tokens.values():
             assert token not in text, "a token was sent over a socket"
         if frame["type"] != "state":
-            assert frame["type"] in ("error", "chat", "chat_history", "hint"), frame
+            assert frame["type"] in ("error", "chat", "chat_history", "hint", "review"), frame
             if frame["type"] == "error":
                 named = set(CARD_ANYWHERE.findall(frame["message"]))
                 assert named <= own, f"an error named {named - own}: {frame}"

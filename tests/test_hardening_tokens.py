@@ -39,6 +39,7 @@ FRAMES: dict[str, dict[str, Any]] = {
     "resume": {"type": "resume"},
     "move_seat": {"type": "move_seat", "seat": 3},
     "swap_seats": {"type": "swap_seats", "seats": [0, 1]},
+    "review": {"type": "review", "op": "open", "hand": 1},
 }
 
 

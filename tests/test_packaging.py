@@ -324,8 +324,15 @@ def test_wheel_ships_the_static_client(tmp_path: Path) -> None:
         "print(http.web_directory());"
         "print(importlib.util.find_spec('app'))"
     )
+    # Without PYTHONPATH: a checkout named there would be found before the wheel.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     found = subprocess.run(
-        [str(python), "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path
+        [str(python), "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=env,
     )
     assert found.returncode == 0, found.stderr
     package, web, app_spec = found.stdout.split("\n")[:3]

@@ -462,10 +462,12 @@ async def test_a_forwarded_operation_is_applied_once(cluster: Cluster, redis_url
 
     try:
         await client.publish(owner, op("tester:1", "connect", hash=None))
-        # The kept chat for the socket, the current snapshot for a spectator, done.
-        got = await answers(3)
-        assert [m["t"] for m in got] == ["send", "state", "done"]
+        # The kept chat and the shared review (none) for the socket, the current
+        # snapshot for a spectator, done.
+        got = await answers(4)
+        assert [m["t"] for m in got] == ["send", "send", "state", "done"]
         assert orjson.loads(got[0]["data"]) == {"type": "chat_history", "lines": []}
+        assert orjson.loads(got[1]["data"])["hand"] is None
         # Another socket of this "instance", at seat 0 (the follower checked its token).
         frame = orjson.dumps({"type": "add_bot", "seat": 3}).decode()
         for _ in range(2):

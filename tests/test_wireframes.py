@@ -108,3 +108,41 @@ async def test_a_real_table_socket_gets_its_views_through_the_writer(
     assert client.state is not None and client.state["view"]["code"] == code
     assert written and all(n > 0 for n in written)  # the state frame went the direct way
     await client.close()
+
+
+async def test_frames_the_writer_declines_go_through_asgi_behind_the_others(
+    server_factory: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every view declined (as when the transport pushes back): the socket's writer task
+    sends those through ASGI, and what the room says after them in the same turn (the
+    `chat_history` after a socket's first state) waits behind them rather than being
+    written directly ahead of them; chat lines said later go the direct way, in order."""
+    original = FrameWriter.write
+    declined = 0
+
+    def no_views(self: FrameWriter, data: bytes) -> bool:
+        nonlocal declined
+        if data.startswith(b'{"type":"state"'):
+            declined += 1
+            return False
+        return original(self, data)
+
+    monkeypatch.setattr(FrameWriter, "write", no_views)
+    server = server_factory(chat_burst=100, chat_window=600)
+    code = await server.create_room("schmier6")
+    _, token = await server.join(code, "Ann")
+    client = await Client.seated(server, code, token)
+    listener = await Client.seated(server, code, None)
+    for seated in (client, listener):
+        assert [f["type"] for f in seated.frames[:2]] == ["state", "chat_history"]
+    for n in range(20):
+        await client.send({"type": "chat", "text": f"line {n}"})
+    heard: list[str] = []
+    while len(heard) < 20:
+        frame = await listener.recv()
+        if frame["type"] == "chat":
+            heard.append(frame["text"])
+    assert heard == [f"line {n}" for n in range(20)]
+    assert declined >= 2
+    await client.close()
+    await listener.close()

@@ -59,16 +59,23 @@ export function archivePanel(code, club) {
   );
 }
 
+/** The filters each list asked with last: an answer to older filters that arrives late
+ * is dropped rather than drawn over the newer one. */
+const asked = new WeakMap();
+
 async function load(code, club, list, filters) {
   const query = new URLSearchParams({ limit: String(PAGE) });
   for (const [k, v] of Object.entries(filters)) if (v) query.set(k, k === "before" ? `${v}T23:59:59.999` : v);
+  const ask = {};
+  asked.set(list, ask);
   let res;
   try {
     res = await clubApi("GET", `/api/clubs/${encodeURIComponent(code)}/games?${query}`, readKey(code));
   } catch {
-    fill(list, h("p", { class: "form-status" }, t("err.network")));
+    if (asked.get(list) === ask) fill(list, h("p", { class: "form-status" }, t("err.network")));
     return;
   }
+  if (asked.get(list) !== ask) return;
   if (res.status !== 200) {
     fill(list, h("p", { class: "form-status" }, t(res.status === 503 ? "club.err.unavailable" : "err.network")));
     return;

@@ -59,14 +59,21 @@ export function standingsPanel(code) {
   );
 }
 
+/** The game each panel asked for last: an answer for a game picked before it (one that
+ * arrives late) is dropped rather than drawn over the newer one. */
+const asked = new WeakMap();
+
 async function load(code, variant, body) {
+  const ask = {};
+  asked.set(body, ask);
   let res;
   try {
     res = await clubApi("GET", `/api/clubs/${encodeURIComponent(code)}/standings?variant=${variant}`, readKey(code));
   } catch {
-    fill(body, h("p", { class: "form-status" }, t("err.network")));
+    if (asked.get(body) === ask) fill(body, h("p", { class: "form-status" }, t("err.network")));
     return;
   }
+  if (asked.get(body) !== ask) return;
   if (res.status !== 200) {
     fill(body, h("p", { class: "form-status" }, t(res.status === 503 ? "club.err.unavailable" : "err.network")));
     return;

@@ -36,6 +36,8 @@ import { renderTimedOut } from "./timeout.js";
 import { renderHostTools, renderPauseNotice } from "./host.js";
 import { renderPaused } from "./banner.js";
 import { renderTally } from "./tally.js";
+import { onReview, renderTogether, togetherPanel } from "./together.js";
+import { practicePanel, renderPractice } from "./practiceview.js";
 
 /** What to redraw for each change announced by state.js. */
 const REDRAW = {
@@ -52,10 +54,12 @@ const REDRAW = {
   fatal: renderFatal,
   paused: () => (room.view ? renderView() : renderPaused(room.paused)),
   timedout: () => renderTimedOut(room.timedOut),
+  review: onReview,
   deals: () =>
     keepFocus(() => {
       renderFairAlert(room.deals);
       renderHandTools();
+      renderTogether();
       renderSheet();
       refreshHistory();
     }),
@@ -130,6 +134,8 @@ function buildFrame() {
         h("div", { id: "actions", class: "actions" }),
         h("div", { id: "hand", class: "hand", role: "group", tabindex: "-1", "aria-label": t("hand.yours") }),
         h("div", { id: "summary", class: "summary" }),
+        togetherPanel(),
+        practicePanel(),
         h("section", { id: "host-tools", class: "card-panel host-tools", hidden: true }),
       ),
       h(
@@ -177,6 +183,8 @@ function renderView() {
     renderActions();
     renderHand();
     renderSummary();
+    renderTogether();
+    renderPractice();
     renderInvite();
     renderSheet();
     renderLeave();

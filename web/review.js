@@ -29,9 +29,10 @@ function stepTitle(step, count) {
 
 /**
  * Build the review of `record` (the rule book `book`; `outcome` the check of its deal,
- * if made). Returns `{el, go(delta), goTo(i), key(event), focus()}`.
+ * if made; `onStep(i)` told of each step the viewer moves to). Returns `{el, go(delta),
+ * goTo(i, quiet), key(event), steps, stage, at(), focus()}`.
  */
-export function reviewView(record, book, { code, outcome = null, step = 0, coach = Boolean(code) } = {}) {
+export function reviewView(record, book, { code, outcome = null, step = 0, onStep = null, coach = Boolean(code) } = {}) {
   const { facts, steps } = stepsOf(record);
   const tricks = facts.tricks.length;
   const state = { at: Math.max(0, Math.min(steps.length - 1, step)) };
@@ -60,11 +61,13 @@ export function reviewView(record, book, { code, outcome = null, step = 0, coach
     next.disabled = last.disabled = state.at === steps.length - 1;
     if (coaching) coaching.show(state.at);
   };
-  const goTo = (i) => {
+  // `quiet`: moved from outside (the shared review's leader), so `onStep` is not told.
+  const goTo = (i, quiet = false) => {
     const to = Math.max(0, Math.min(steps.length - 1, i));
     if (to === state.at) return;
     state.at = to;
     draw();
+    if (onStep && !quiet) onStep(to);
   };
   const go = (delta) => goTo(state.at + delta);
   // The coach (coach.js): a room's hand only, its analysis asked of the server.
@@ -100,7 +103,7 @@ export function reviewView(record, book, { code, outcome = null, step = 0, coach
   );
   draw();
   const key = (ev) => keys(ev, go, goTo, steps.length);
-  return { el, go, goTo, key, focus: () => el.focus({ preventScroll: true }) };
+  return { el, go, goTo, key, steps, stage, at: () => state.at, focus: () => el.focus({ preventScroll: true }) };
 }
 
 /** ← → step, Home and End go to the ends (not while typing, nor with a modifier). */

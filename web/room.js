@@ -37,6 +37,8 @@ export const room = {
   pendingTimer: null,
   timedOut: null, // the last `timed_out` frame, while its notice lasts
   timedOutTimer: null,
+  review: null, // the last `review` frame: the room's shared review (together.js)
+  practice: null, // the last `practice` frame: this seat's place in a practice room
 };
 
 const subscribers = [];

@@ -17,6 +17,7 @@
 //   "paused"     the table was paused (the server cannot reach its storage) or resumed
 //   "timedout"   this player's turn timer ran out and the bot played for them (or that
 //                notice is over)
+//   "review"     a `review` frame: the room's shared review changed (together.js)
 //
 // The score sheet is kept in sessionStorage per room, so a reload keeps it.
 
@@ -193,6 +194,12 @@ function onMessage(msg) {
     changed("paused");
   } else if (msg.type === "resumed") {
     resume();
+  } else if (msg.type === "review") {
+    room.review = msg;
+    changed("review");
+  } else if (msg.type === "practice") {
+    room.practice = msg; // this seat's place in a practice room (together.js offers it)
+    changed("review");
   }
 }
 

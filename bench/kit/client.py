@@ -67,6 +67,9 @@ class Client:
         self.close_code: int | None = None
         self.history: list[dict[str, Any]] | None = None
         """The lines of the `chat_history` frame that followed the first state."""
+        self.review: dict[str, Any] | None = None
+        """The last `review` frame (the room's shared review; the first follows the
+        chat history)."""
         self.on_state: Callable[[dict[str, Any]], Awaitable[None]] | None = None
         """Called with every state frame as it arrives, before anyone waiting sees it (a
         test commits to its entropy from here, say)."""
@@ -98,6 +101,8 @@ class Client:
                     self.state = frame
                     if self.on_state is not None:
                         await self.on_state(frame)
+                elif frame["type"] == "review":
+                    self.review = frame
                 elif frame["type"] == "reveal" and self.on_reveal is not None:
                     await self.on_reveal(frame)
                 await self._queue.put(frame)
@@ -125,15 +130,17 @@ class Client:
     async def hello(self, token: str | None = None) -> dict[str, Any]:
         """Say hello (with a token to sit, without to watch); the first state frame.
 
-        The room's kept chat comes right after it, as one `chat_history` frame (the
-        protocol's promise, checked here for every socket a client opens); it is read
-        too, and kept in `history`.
+        The room's kept chat comes right after it, as one `chat_history` frame, then the
+        room's shared review as a `review` frame (the protocol's promises, checked here
+        for every socket a client opens); both are read too, `history` keeping the lines.
         """
         await self.send(hello(token))
         state = await self.next_state()
         following = await self.recv()
         assert following["type"] == "chat_history", f"no chat history after the state: {following}"
         self.history = following["lines"]
+        review = await self.recv()
+        assert review["type"] == "review", f"no review after the chat history: {review}"
         return state
 
     async def next_state(self, timeout: float = 10) -> dict[str, Any]:

@@ -16,7 +16,10 @@ request's headers that many seconds after its first byte, is closed. A WebSocket
 handshake is such a request: once its headers are complete uvicorn hands the connection
 to its WebSocket protocol (`transport.set_protocol`), the app accepts at once, and the
 hello timeout (``SCHMIER_HELLO_TIMEOUT``) takes over. Nothing here reads or changes
-what uvicorn does with the bytes: a parser error is left to uvicorn to answer.
+what uvicorn does with the bytes: a parser error is left to uvicorn to answer. What
+this relies on of uvicorn (`AutoHTTPProtocol`, a protocol class as the `http` option,
+made with keyword options, and the upgrade's `set_protocol`) is pinned by
+tests/test_uvicorn_contract.py (docs/dependencies.md).
 """
 
 from __future__ import annotations

@@ -6,10 +6,9 @@ and `send`, the guessing guard's counting `send`, uvicorn's `send`, the `websock
 library's `send_text`, `send_frame` and `Frame.serialize`), decodes the view's UTF-8
 bytes into a `str` for the ASGI message and encodes it back: several times the CPU of
 writing the same bytes here (bench/results/2026-12-02-load-second-series.md). A
-server-to-client text
-frame is two to ten bytes of header before the payload (RFC 6455 §5.2: FIN and the
-opcode, the length, no mask), and a view is orjson's output, valid UTF-8 by
-construction.
+server-to-client text frame is two to ten bytes of header before the payload (RFC 6455
+§5.2: FIN and the opcode, the length, no mask), and a view is orjson's output, valid
+UTF-8 by construction.
 
 Only data frames take this way, and only while the connection is plainly open: the
 handshake, pings and pongs, the close and its handshake stay with uvicorn and the
@@ -20,6 +19,12 @@ all, `write` says no and the caller sends through ASGI as before, which waits wh
 ASGI waits. uvicorn's `send` is a bound method of its protocol object, so
 `FrameWriter.of` finds the protocol from the `send` it was given, before any
 middleware wraps it.
+
+uvicorn's protocol class is not its documented interface. What this module uses of it
+(the class, its `send` bound to it, and its public `handshake_complete`, `close_sent`,
+`disconnected`, `writable` and `transport`) is pinned by tests/test_uvicorn_contract.py,
+and uvicorn is bounded above in pyproject.toml until the next release has passed that
+test (docs/dependencies.md). Nothing private of uvicorn or websockets is touched.
 """
 
 from __future__ import annotations

@@ -2,18 +2,18 @@
 
 This layer parses and authenticates; it never changes a room. Everything a socket says
 after its hello goes to the room's actor as a parsed frame. What the actor says is
-written at once when nothing is waiting to go out on that socket (uvicorn's WebSocket
-send only hands bytes to the transport, so this costs no task switch: a view reaches
-the kernel in the same loop iteration that made it); otherwise, or when the server's
-send has to wait, it goes through this connection's bounded queue and writer task, so
-a slow client can never stall the room (it is closed instead when its queue overflows).
+written at once, straight to uvicorn's transport (`wireframes.FrameWriter`), when
+nothing is waiting to go out on that socket: no task switch, a view reaches the kernel
+in the same loop iteration that made it. Otherwise (frames still queued, a transport
+that pushes back, a closing connection, a server that is not uvicorn) it goes through
+this connection's bounded queue and writer task, which sends through ASGI, so a slow
+client can never stall the room (it is closed instead when its queue overflows).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine
 from typing import Any
 
 from pydantic import ValidationError
@@ -35,30 +35,6 @@ OUTBOX = 512
 """Frames queued for one socket before it counts as unable to keep up."""
 
 _CLOSE = object()
-_RESUME = object()
-_STOP = object()
-
-
-async def _finish(coro: Coroutine[Any, Any, None], awaited: Any) -> None:
-    """Run the rest of a coroutine that `SocketPeer._send_now` started and that
-    suspended on `awaited` (a future, or None for a bare yield), as a task would."""
-    while True:
-        try:
-            if awaited is None:
-                await asyncio.sleep(0)
-                awaited = coro.send(None)
-            else:
-                # The future was yielded out of the coroutine, not to a task: clear the
-                # flag a task would have cleared, or awaiting it again is refused.
-                awaited._asyncio_future_blocking = False
-                try:
-                    result = await awaited
-                except BaseException as exc:
-                    awaited = coro.throw(exc)
-                else:
-                    awaited = coro.send(result)
-        except StopIteration:
-            return
 
 
 class SocketPeer:
@@ -74,9 +50,9 @@ class SocketPeer:
         """Writes a frame straight to the server's transport when it can (uvicorn);
         else, and whenever it says no, frames go through ASGI."""
         # The outbox and its writer task exist only once something has to wait: a
-        # send that suspended, or the close. Most sockets never need them until they
-        # end, and a queue and a parked task per socket are some thirty objects that
-        # every full garbage collection walks (docs/performance.md).
+        # frame the direct writer could not take, or the close. Most sockets never
+        # need them until they end, and a queue and a parked task per socket are some
+        # thirty objects that every full garbage collection walks (docs/performance.md).
         self._outbox: asyncio.Queue[Any] | None = None
         self.writer: asyncio.Task[None] | None = None
         self._closing = False
@@ -96,10 +72,12 @@ class SocketPeer:
         slow to take its frames is closed with 1008."""
         if self._closing:
             return
-        if not self._writing and (self._outbox is None or self._outbox.empty()):
-            writer = self._writer
-            if writer is None or not writer.write(data):
-                self._send_now(data)
+        if (
+            not self._writing
+            and (self._outbox is None or self._outbox.empty())
+            and self._writer is not None
+            and self._writer.write(data)
+        ):
             return
         try:
             self._queue().put_nowait(data)
@@ -111,34 +89,6 @@ class SocketPeer:
         included) or given up."""
         if self.writer is not None:
             await asyncio.shield(self.writer)
-
-    def _send_now(self, data: bytes) -> None:
-        """Step the ASGI send through to the transport without a task switch.
-
-        With uvicorn's WebSocket implementations the send never suspends, so this
-        returns with the frame written. Should a server's send wait (for the socket to
-        drain, say), the rest of it moves to the writer task, ahead of any later frame.
-        """
-        coro = self._ws.send_text(data.decode())
-        try:
-            awaited = coro.send(None)
-        except StopIteration:
-            return
-        except (WebSocketDisconnect, RuntimeError, OSError):
-            # The socket is gone: nothing more to send, nor a close to send. A writer,
-            # if there is one, is idle (nothing was queued): it is told to stop now,
-            # so the connection's end does not wait for it.
-            self._closing = True
-            if self._outbox is not None:
-                self._outbox.put_nowait(_STOP)
-            return
-        except Exception:
-            # Never the room's problem: this runs inside the room's broadcast.
-            failure("socket.send_failed")
-            self.close(CloseCode.INTERNAL_ERROR)
-            return
-        self._writing = True
-        self._queue().put_nowait((_RESUME, coro, awaited))
 
     def close(self, code: int, reason: str = "") -> None:
         """Close after the frames already queued (only the first close counts)."""
@@ -166,10 +116,6 @@ class SocketPeer:
                 self._writing = True
                 if isinstance(item, bytes):
                     await ws.send_text(item.decode())
-                elif item is _STOP:
-                    return
-                elif item[0] is _RESUME:
-                    await _finish(item[1], item[2])
                 else:
                     _, code, reason = item
                     await ws.close(code=code, reason=reason)

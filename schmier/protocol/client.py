@@ -219,6 +219,50 @@ class SwapSeats(_Frame):
     seats: list[int] = Field(min_length=2, max_length=2)
 
 
+REVIEW_FIELDS: dict[str, frozenset[str]] = {
+    "open": frozenset({"hand"}),
+    "join": frozenset(),
+    "step": frozenset({"step"}),
+    "point": frozenset({"card"}),
+    "lead": frozenset({"seat"}),
+    "follow": frozenset({"follow"}),
+    "close": frozenset(),
+    "practice": frozenset({"step"}),
+}
+"""The fields each `review` op carries besides `type` and `op`: exactly these."""
+REVIEW_STEPS_MAX = 10_000
+"""No hand has this many actions: a larger step is refused before it reaches a room."""
+
+
+class Review(_Frame):
+    """The shared review of a finished hand (docs/protocol.md, "Review together"): a
+    seated player opens it and leads (`open`), the leader moves the table through it
+    (`step`, `point`), hands the lead on (`lead`) or ends it (`close`); any seated
+    player says whether they look on (`join`) and follow the leader or step alone
+    (`follow`); the leader starts a practice room from a step (`practice`). Each op
+    carries exactly its own fields."""
+
+    type: Literal["review"]
+    op: Literal["open", "join", "step", "point", "lead", "follow", "close", "practice"]
+    hand: int | None = Field(None, ge=1, le=1_000_000)
+    step: int | None = Field(None, ge=0, le=REVIEW_STEPS_MAX)
+    card: Card | None = None
+    seat: int | None = Field(None, ge=0, le=63)
+    follow: bool | None = None
+
+    @model_validator(mode="after")
+    def _fields_of_op(self) -> Review:
+        given = self.model_fields_set - {"type", "op"}
+        wanted = REVIEW_FIELDS[self.op]
+        if given != wanted:
+            names = ", ".join(sorted(wanted)) or "no other field"
+            raise ValueError(f"a review {self.op!r} carries {names}")
+        for name in wanted - {"card"}:  # only the pointer may be null (pointing at nothing)
+            if getattr(self, name) is None:
+                raise ValueError(f"a review {self.op!r} needs a {name!r}")
+        return self
+
+
 ClientFrame = Annotated[
     Hello
     | Chat
@@ -240,7 +284,8 @@ ClientFrame = Annotated[
     | Pause
     | Resume
     | MoveSeat
-    | SwapSeats,
+    | SwapSeats
+    | Review,
     Field(discriminator="type"),
 ]
 CLIENT_FRAME: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)

@@ -128,6 +128,12 @@ class View(_Out):
     rematch: list[int] = Field(default_factory=list)
     """At `game_over`: the seats that asked for the rematch; the next game starts once
     every seat is taken and every seated person has asked. Else `[]`."""
+    practice: dict[str, Any] | None = None
+    """A practice room's origin, `{"room", "hand", "step"}` (docs/protocol.md, "Practice
+    from a position"); absent in any other room."""
+    original: LastHand | None = None
+    """In a practice room once its hand is scored: the original hand's `last_hand`,
+    shown beside the practice's own."""
 
 
 class StateFrame(_Out):
@@ -215,6 +221,31 @@ class ResumedFrame(_Out):
     message: str
 
 
+class ReviewFrame(_Out):
+    """The room's shared review (docs/protocol.md, "Review together"), to every socket at
+    each change and to each new socket after its first state: the hand reviewed (null:
+    none is open), the leading seat, the leader's step and pointer; and which seated
+    players look on, following the leader or stepping alone."""
+
+    type: Literal["review"]
+    hand: int | None
+    leader: int | None
+    step: int
+    point: Card | None
+    following: list[int] = []
+    wandering: list[int] = []
+
+
+class PracticeFrame(_Out):
+    """A practice room was made from the shared review (docs/protocol.md, "Practice from
+    a position"): to the sockets of one seat alone, that seat's place in it."""
+
+    type: Literal["practice"]
+    code: str
+    seat: int
+    token: str
+
+
 ServerFrame = Annotated[
     StateFrame
     | ErrorFrame
@@ -224,7 +255,9 @@ ServerFrame = Annotated[
     | ResumedFrame
     | HintFrame
     | RevealFrame
-    | TimedOutFrame,
+    | TimedOutFrame
+    | ReviewFrame
+    | PracticeFrame,
     Field(discriminator="type"),
 ]
 SERVER_FRAME: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
@@ -238,4 +271,6 @@ SERVER_TYPES: tuple[str, ...] = (
     "hint",
     "reveal",
     "timed_out",
+    "review",
+    "practice",
 )

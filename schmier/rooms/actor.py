@@ -33,7 +33,7 @@ from typing import Any
 from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
-from schmier.protocol import HOST_FRAMES, Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
+from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
 from schmier.rooms import chat, fairness, finished, mailbox, outage, seats, table, thinking
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
@@ -49,6 +49,7 @@ from schmier.rooms.peers import (
 )
 from schmier.rooms.record import RoomRecord
 from schmier.rooms.table import Change, SecureShuffler, Shuffler
+from schmier.rooms.together import announce, frame_of
 from schmier.store import LeaseLost, RoomStore, StoreError, StoreUnavailable, VersionConflict
 
 
@@ -92,7 +93,7 @@ class RoomActor(mailbox.Door):
         self._task: asyncio.Task[None] | None = None
         self._frames = LatestFrames()
         self._stopping = False
-        self.outage = outage.Outage()
+        self.outage = outage.Outage(store, link, self._peers, self.clock)
         """Paused while the store is unreachable (`schmier/rooms/outage.py`)."""
 
     # ------------------------------------------------------------ outside API
@@ -199,10 +200,10 @@ class RoomActor(mailbox.Door):
             case mailbox.Remote() | mailbox.Gone():
                 await self._from_cluster(message)
             case mailbox.Store() | mailbox.Lease():
-                await outage.handle(self, message)
+                await self.outage.handle(self, message)
             case mailbox.Thought(job=job):
                 if (change := self._thinking.arrived(self.record, self.version, job)) is not None:
-                    await seats.played_for(self, job.seat, change)
+                    await seats.played_for(self, self._peers, job.seat, change)
 
     async def _from_cluster(self, message: mailbox.Remote | mailbox.Gone) -> None:
         """Another instance's operation, or its end: the cluster applies it here."""
@@ -215,7 +216,7 @@ class RoomActor(mailbox.Door):
 
     # ------------------------------------------------------------ committing
 
-    async def _apply(self, change: Change) -> None:
+    async def apply(self, change: Change) -> None:
         """Commit `change` as the next version, then adopt it and send every view.
 
         Raises `VersionConflict`, `LeaseLost` or `StoreError` when the store refuses or
@@ -231,7 +232,7 @@ class RoomActor(mailbox.Door):
         snapshot = record.to_bytes()
         entries = change.log()
         try:
-            await outage.commit(self, self.version + 1, snapshot, entries, ended)
+            await self.outage.commit(self, self.version + 1, snapshot, entries, ended)
         except LeaseLost:
             self.lost = True
             raise
@@ -258,17 +259,8 @@ class RoomActor(mailbox.Door):
         if record.paused != before.paused:
             self.clock.pause_changed(record, self._loop.time())
         self._broadcast(snapshot)
+        announce(self, self._peers, before, self._loop.time())
         fairness.ask(before.next_deal, record.next_deal, self._peers.all())
-
-    # What an outage needs of the room (`outage.PausedRoom`).
-    apply = _apply
-    store = property(lambda self: self._store)
-    link = property(lambda self: self._link)
-    present = property(lambda self: self._peers.has)
-    tell_own = property(lambda self: self._peers.send_own)
-    # And what seats changing hands need (`seats.SeatedRoom`).
-    peers = property(lambda self: self._peers)
-    shuffler = property(lambda self: self._shuffler)
 
     async def _reload(self) -> None:
         """Take the room as stored (after a lost compare-and-set) and show it to everyone."""
@@ -303,15 +295,14 @@ class RoomActor(mailbox.Door):
 
     async def _resume(self) -> None:
         """Pick the room up as stored: nobody is connected yet, timers start afresh."""
-        # Nobody is connected to a room that was just loaded. This is not committed on
-        # its own (it would bump `seq` for nothing); the next change stores it.
+        # Nobody is connected yet: not committed on its own (the next change stores it).
         seats = tuple(replace(s, connected=False) for s in self.record.seats)
         self.record = self.clock.resumed(replace(self.record, seats=seats), time.time())
         await self._talk.load()
         state = self.record.state
         if state is not None and state.phase == "deal" and not table.revealing(self.record):
             with contextlib.suppress(StoreUnavailable):  # paused; dealt once it is back
-                await self._apply(table.with_deal(self.record, state, [], self._shuffler))
+                await self.apply(table.with_deal(self.record, state, [], self._shuffler))
         now = self._loop.time()
         self.clock.loaded(len(seats), now)
         self.clock.state_changed(None, self.record.state, now)
@@ -337,17 +328,16 @@ class RoomActor(mailbox.Door):
             self._send_state(peer)
         else:
             try:
-                await self._apply(change)
+                await self.apply(change)
             except StoreUnavailable:  # paused: seated all the same, saved once it is back
                 self._send_state(peer)
             except BaseException:
                 self._peers.discard(peer)
                 raise
-        if history:
-            # Another instance's socket: its instance holds this until it has sent the
-            # socket's first state (see cluster/follower.py).
+        if history:  # another instance holds these until the first state (cluster/follower.py)
             peer.send(self._talk.history_frame())
-        outage.tell_paused(self, peer)
+        peer.send(frame_of(self.record.review))
+        self.outage.tell_paused(peer)
         fairness.ask(None, self.record.next_deal, [peer])  # a reveal open: its value
         return True
 
@@ -363,7 +353,7 @@ class RoomActor(mailbox.Door):
             change = table.connected(self.record, seat, False)
             if change is not None:
                 with contextlib.suppress(StoreUnavailable):  # saved when the store is back
-                    await self._apply(change)
+                    await self.apply(change)
 
     async def join_seat(
         self, name: str, wanted: int | None, op: str | None, member: str | None = None
@@ -373,7 +363,7 @@ class RoomActor(mailbox.Door):
         self.clock.seated(seating.seat, self._loop.time())
         previous = self.record.seats[seating.seat]
         try:
-            await self._apply(seating.change.with_op(op))
+            await self.apply(seating.change.with_op(op))
         except outage.Unsettled as exc:
             outage.undo_join_if_saved(exc, seating, previous)
             raise
@@ -412,9 +402,9 @@ class RoomActor(mailbox.Door):
             name = self.record.seats[seat].name or ""
             self._peers.send_all(await self._talk.say(seat, name, frame.text, self._loop.time()))
         elif isinstance(frame, Leave):
-            await seats.leave(self, seat, op)
-        elif isinstance(frame, HOST_FRAMES):
-            await seats.host(self, seat, frame, op)
+            await seats.leave(self, self._peers, self._shuffler, seat, op)
+        elif isinstance(frame, seats.TABLE_FRAMES):
+            await seats.host(self, self._peers, self._shuffler, self._store, seat, frame, op)
         elif isinstance(frame, Hint):
             if self.record.paused:
                 raise Refused("paused", "the host has paused the game")
@@ -422,14 +412,14 @@ class RoomActor(mailbox.Door):
         else:
             change = table.for_frame(self.record, seat, frame, self._shuffler)
             if change.record is not self.record or change.entries:  # else: nothing to save
-                await self._apply(change.with_op(op))
+                await self.apply(change.with_op(op))
             if isinstance(frame, Start):
                 event("room.start", room=self.code, dealer=change.record.first_dealer)
 
     # ------------------------------------------------------------ timers
 
     async def _on_timer(self) -> None:
-        if await seats.hand_over_if_due(self, self._loop.time()):
+        if await seats.hand_over_if_due(self, self._peers, self._loop.time()):
             return
         due = self.clock.first_due(self.record, self._peers.has, self._loop.time())
         if due is None:
@@ -437,7 +427,7 @@ class RoomActor(mailbox.Door):
         state = self.record.state
         assert state is not None
         if due.seat is None:
-            await self._apply(table.with_deal(self.record, state, [], self._shuffler, now=True))
+            await self.apply(table.with_deal(self.record, state, [], self._shuffler, now=True))
             return
         seat = due.seat
         if self.record.seats[seat].kind == "human":
@@ -445,4 +435,4 @@ class RoomActor(mailbox.Door):
             event("room.autoplay", room=self.code, seat=seat, away=away)
         change = self._thinking.move(self.record, seat, self._rng)
         if change is not None:
-            await seats.played_for(self, seat, change)
+            await seats.played_for(self, self._peers, seat, change)

@@ -49,10 +49,11 @@ class Change:
         return replace(self, op=op)
 
     def stored(self) -> RoomRecord:
-        """The record as committed: with its host settled (`RoomRecord.with_host`), the
+        """The record as committed: with its host and shared review settled
+        (`RoomRecord.with_host`, `with_review`), the
         operation id remembered, and a next seed should the room come from a snapshot
         that had none (format 1)."""
-        record = self.record.with_host()
+        record = self.record.with_host().with_review()
         if record.next_deal is None:
             record = replace(record, next_deal=fairness.NextDeal.fresh(len(record.seats)))
         if self.op is None:

@@ -213,6 +213,19 @@ class Clock:
             return None
         return self.disconnected_since.get(host, self.now) + self.settings.host_away
 
+    def lead_due(self, record: RoomRecord, present: Callable[[int], bool]) -> float | None:
+        """When the lead of the shared review passes on: `lead_grace` after its leader
+        left; None while the leader is there (or no review is open)."""
+        review = record.review
+        if review is None or present(review.leader):
+            return None
+        return self.disconnected_since.get(review.leader, self.now) + self.settings.lead_grace
+
+    def review_closed(self, now: float) -> None:
+        """The shared review closed: the pause that shows a scored hand starts again, so
+        the next deal comes after its usual pause."""
+        self.phase_since = now
+
     def failed(self, now: float) -> None:
         """The store failed: timers wait a moment before trying again."""
         self.retry_at = now + RETRY_SECONDS
@@ -257,6 +270,10 @@ class Clock:
         if state is None or record.paused:
             return []
         if engine.needs_deal(state):
+            if (record.review or record.practice) and state.phase != "deal":
+                # The table reviews a hand (the next waits until it is closed), or a
+                # practice room has played its one hand.
+                return []
             return [Due(self.deal_due(record, state), None)]
         out = []
         for seat in engine.turn(state):
@@ -288,9 +305,9 @@ class Clock:
     def next_due(self, record: RoomRecord, present: Callable[[int], bool]) -> float | None:
         """When the actor must wake up next without a message (None: never)."""
         times = [d.at for d in self.due(record, present)]
-        host = self.host_due(record, present)
-        if host is not None:
-            times.append(host)
+        for other in (self.host_due(record, present), self.lead_due(record, present)):
+            if other is not None:
+                times.append(other)
         idle = self.idle_due()
         if idle != float("inf"):
             times.append(idle)

@@ -86,6 +86,10 @@ def public_part(record: RoomRecord) -> dict[str, Any]:
     base["host"] = record.host
     base["paused"] = record.paused
     base["rematch"] = list(record.rematch)
+    if record.practice is not None:  # a practice room: where it comes from, and once
+        base["practice"] = record.practice.info()  # scored the original's result
+        if record.phase in ("hand_over", "game_over"):
+            base["original"] = record.practice.original
     return base
 
 
@@ -96,7 +100,9 @@ def private_part(record: RoomRecord, seat: int | None) -> dict[str, Any]:
         private["legal"] = lobby_legal(record, private["you"])
         return private
     private = engine.private_view(record.state, seat)
-    if record.state.phase == "game_over":
+    if record.practice is not None and record.state.phase == "game_over":
+        private["legal"] = []  # a practice room plays its one hand, and no other game
+    elif record.state.phase == "game_over":
         private["legal"] = game_over_legal(record, private["you"])
     elif record.paused:
         private["legal"] = []  # nothing of the game is taken while paused

@@ -36,7 +36,7 @@ from schmier.logs import event, failure
 from schmier.rooms import table
 from schmier.rooms.clock import Clock
 from schmier.rooms.mailbox import Lease, Store
-from schmier.rooms.peers import Link, Peer, error_frame
+from schmier.rooms.peers import Link, Peer, Sockets, error_frame
 from schmier.rooms.record import RoomRecord, Seat
 from schmier.rooms.table import Change, Seating
 from schmier.store import Finished, LeaseLost, RoomStore, Stored, StoreError, StoreUnavailable
@@ -81,56 +81,14 @@ class Pending:
     """Changes to commit when it did happen but its requester was told it failed."""
 
 
-class Outage:
-    """One room's part in an outage of its store."""
-
-    def __init__(self) -> None:
-        self.paused = False
-        self.pending: Pending | None = None
-
-    def check(self) -> None:
-        """Refuse at once while paused (nothing is tried)."""
-        if self.paused:
-            raise Paused("the store is unavailable")
-
-    def pause(self) -> bool:
-        """Pause; whether the room was running until now."""
-        was = self.paused
-        self.paused = True
-        return not was
-
-    def unsettled(self, version: int, snapshot: bytes, record: RoomRecord) -> Unsettled:
-        """A commit of `version` failed with the store going away: pause, keep it."""
-        self.paused = True
-        self.pending = Pending(version, snapshot, record)
-        return Unsettled(self.pending)
-
-
 class PausedRoom(Protocol):
-    """What an outage needs of the room's actor."""
+    """What an outage needs of the room's actor: its public state and its commit."""
 
     code: str
     lease: str | None
+    """The lease value every commit must match; the outage sets a lease taken again."""
     version: int
     record: RoomRecord
-    outage: Outage
-    clock: Clock
-
-    @property
-    def store(self) -> RoomStore:
-        """The room's store."""
-
-    @property
-    def link(self) -> Link[Any] | None:
-        """The cluster (None for a single instance)."""
-
-    @property
-    def present(self) -> Callable[[int], bool]:
-        """Whether a socket holds a seat."""
-
-    @property
-    def tell_own(self) -> Callable[[bytes], None]:
-        """Send a frame to this instance's sockets of the room."""
 
     def adopt(self, record: RoomRecord, version: int, snapshot: bytes | None = None) -> None:
         """Take `record` at `version` as the room's and send every view."""
@@ -139,34 +97,121 @@ class PausedRoom(Protocol):
         """Commit `change`, then adopt it and send every view."""
 
 
-async def commit(
-    room: PausedRoom,
-    version: int,
-    snapshot: bytes,
-    entries: list[bytes],
-    finished: Finished | None = None,
-) -> None:
-    """Commit the room's next version (with the archive's entry of a game it ends); a
-    lease that vanished meanwhile (it expired in Redis during an outage) is taken again
-    first when nobody else holds it."""
-    store = room.store
-    try:
-        await store.commit(
-            room.code, version, snapshot, entries, lease=room.lease, finished=finished
-        )
-    except LeaseLost:
-        if room.link is None:
-            raise
-        await check_lease(room)
-        await store.commit(
-            room.code, version, snapshot, entries, lease=room.lease, finished=finished
-        )
+class Outage:
+    """One room's part in an outage of its store.
 
+    It is given the room's store, cluster `link` (None for a single instance), sockets
+    and clock; of the room itself it uses only what `PausedRoom` names."""
 
-def tell_paused(room: PausedRoom, peer: Peer) -> None:
-    """A socket of this instance seated during a pause learns of it at once."""
-    if room.outage.paused and peer.instance is None:
-        peer.send(PAUSED_FRAME)
+    def __init__(
+        self, store: RoomStore, link: Link[Any] | None, sockets: Sockets, clock: Clock
+    ) -> None:
+        self.paused = False
+        self.pending: Pending | None = None
+        self.store = store
+        self.link = link
+        self.sockets = sockets
+        self.clock = clock
+
+    def check(self) -> None:
+        """Refuse at once while paused (nothing is tried)."""
+        if self.paused:
+            raise Paused("the store is unavailable")
+
+    def unsettled(self, version: int, snapshot: bytes, record: RoomRecord) -> Unsettled:
+        """A commit of `version` failed with the store going away: pause, keep it."""
+        self.paused = True
+        self.pending = Pending(version, snapshot, record)
+        return Unsettled(self.pending)
+
+    async def commit(
+        self,
+        room: PausedRoom,
+        version: int,
+        snapshot: bytes,
+        entries: list[bytes],
+        finished: Finished | None = None,
+    ) -> None:
+        """Commit the room's next version (with the archive's entry of a game it ends);
+        a lease that vanished meanwhile (it expired in Redis during an outage) is taken
+        again first when nobody else holds it."""
+        try:
+            await self.store.commit(
+                room.code, version, snapshot, entries, lease=room.lease, finished=finished
+            )
+        except LeaseLost:
+            if self.link is None:
+                raise
+            await self.check_lease(room)
+            await self.store.commit(
+                room.code, version, snapshot, entries, lease=room.lease, finished=finished
+            )
+
+    def tell_paused(self, peer: Peer) -> None:
+        """A socket of this instance seated during a pause learns of it at once."""
+        if self.paused and peer.instance is None:
+            peer.send(PAUSED_FRAME)
+
+    async def check_lease(self, room: PausedRoom) -> None:
+        """The lease could not be renewed, or the store is back: keep owning the room.
+
+        A lease that vanished (expired in Redis while it was unreachable) is taken again
+        when nobody else took it, with a new fence; the store's version check then keeps
+        anything stale from being written. Raises `LeaseLost` when another instance
+        holds it: the room stops, as for any lost lease.
+        """
+        if room.lease is None or self.link is None:
+            return
+        value = await self.link.keep_lease(room)
+        if value is None:
+            raise LeaseLost(room.code)
+        if value != room.lease:
+            room.lease = value
+            event("room.lease_regained", room=room.code, seq=room.version)
+
+    async def handle(self, room: PausedRoom, message: Store | Lease) -> None:
+        """The store went or came back, or the lease could not be renewed."""
+        if isinstance(message, Lease):
+            # Lost, or only vanished? Gone again: its return brings the room back.
+            with contextlib.suppress(StoreUnavailable):
+                await self.check_lease(room)
+        elif message.up:
+            await self.store_back(room)
+        elif not self.paused:
+            # Pause, and tell this instance's sockets (other instances tell theirs).
+            self.paused = True
+            self.sockets.send_own(PAUSED_FRAME)
+            event("room.paused", logging.DEBUG, room=room.code, seq=room.version)
+
+    async def store_back(self, room: PausedRoom) -> None:
+        """The store answers again: settle what was unsettled and go on (see the
+        module)."""
+        if not self.paused:
+            return
+        try:
+            await self.check_lease(room)
+            stored = await self.store.load(room.code)
+        except StoreUnavailable:
+            return  # gone again: its next return brings the room back here
+        except StoreError:
+            failure("room.resume_failed", room=room.code)
+            stored = None
+        pending, self.pending = self.pending, None
+        self.paused = False
+        self.clock.retry_at = 0.0
+        undo = _settle(room, pending, stored)
+        event("room.resumed", room=room.code, seq=room.version)
+        try:
+            for make in undo:
+                change = make(room.record)
+                if change is not None:
+                    await room.apply(change)
+            presence = table.presence(room.record, self.sockets.has)
+            if presence is not None:
+                await room.apply(presence)
+        except StoreUnavailable:
+            return  # paused again by the failed commit; told when the store is back
+        self.sockets.send_own(RESUMED_FRAME)
 
 
 def refuse(error: StoreUnavailable, peer: Peer, refused: Any) -> None:
@@ -190,47 +235,6 @@ def undo_join_if_saved(error: Unsettled, seating: Seating, previous: Seat) -> No
     error.pending.undo.append(lambda record: table.unjoin(record, seating.seat, hashed, previous))
 
 
-async def check_lease(room: PausedRoom) -> None:
-    """The lease could not be renewed, or the store is back: keep owning the room.
-
-    A lease that vanished (expired in Redis while it was unreachable) is taken again
-    when nobody else took it, with a new fence; the store's version check then keeps
-    anything stale from being written. Raises `LeaseLost` when another instance holds
-    it: the room stops, as for any lost lease.
-    """
-    if room.lease is None or room.link is None:
-        return
-    value = await room.link.keep_lease(room)
-    if value is None:
-        raise LeaseLost(room.code)
-    if value != room.lease:
-        room.lease = value
-        event("room.lease_regained", room=room.code, seq=room.version)
-
-
-async def lease_unrenewed(room: PausedRoom) -> None:
-    """The node's renewal found the lease not ours: lost, or only vanished?"""
-    with contextlib.suppress(StoreUnavailable):  # gone again: its return brings us back
-        await check_lease(room)
-
-
-def store_went(room: PausedRoom) -> None:
-    """Pause, and tell this instance's sockets (other instances tell theirs)."""
-    if room.outage.pause():
-        room.tell_own(PAUSED_FRAME)
-        event("room.paused", logging.DEBUG, room=room.code, seq=room.version)
-
-
-async def handle(room: PausedRoom, message: Store | Lease) -> None:
-    """The store went or came back, or the lease could not be renewed."""
-    if isinstance(message, Lease):
-        await lease_unrenewed(room)
-    elif message.up:
-        await store_back(room)
-    else:
-        store_went(room)
-
-
 def _settle(
     room: PausedRoom, pending: Pending | None, stored: Stored | None
 ) -> list[Callable[[RoomRecord], Change | None]]:
@@ -251,34 +255,3 @@ def _settle(
     if stored is not None and stored.version != room.version:
         room.adopt(RoomRecord.from_bytes(stored.snapshot), stored.version)
     return []
-
-
-async def store_back(room: PausedRoom) -> None:
-    """The store answers again: settle what was unsettled and go on (see the module)."""
-    outage = room.outage
-    if not outage.paused:
-        return
-    try:
-        await check_lease(room)
-        stored = await room.store.load(room.code)
-    except StoreUnavailable:
-        return  # gone again: its next return brings the room back here
-    except StoreError:
-        failure("room.resume_failed", room=room.code)
-        stored = None
-    pending, outage.pending = outage.pending, None
-    outage.paused = False
-    room.clock.retry_at = 0.0
-    undo = _settle(room, pending, stored)
-    event("room.resumed", room=room.code, seq=room.version)
-    try:
-        for make in undo:
-            change = make(room.record)
-            if change is not None:
-                await room.apply(change)
-        presence = table.presence(room.record, room.present)
-        if presence is not None:
-            await room.apply(presence)
-    except StoreUnavailable:
-        return  # paused again by the failed commit; told when the store is back
-    room.tell_own(RESUMED_FRAME)

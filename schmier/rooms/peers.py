@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 import orjson
 
 from schmier.config import Settings
-from schmier.limits import SeatBudgets
+from schmier.limits import SeatBudgets, TokenBucket
 from schmier.protocol import CloseCode
 from schmier.rooms.codes import token_matches
 from schmier.rooms.record import RoomRecord
@@ -117,6 +117,12 @@ def seat_of(record: RoomRecord, token: str | None, token_hash: str | None) -> in
     return matches.index(True) if True in matches else None
 
 
+PRACTICE_BURST = 5
+"""Practice rooms a room may make at once (docs/protocol.md, "Practice from a position")."""
+PRACTICE_RATE = 1 / 20
+"""Practice rooms per second a room may make after its burst: one every 20 seconds."""
+
+
 class Sockets:
     """The sockets of one room: this instance's own, and other instances' (their
     `instance` set), with the seat each holds, oldest first.
@@ -131,6 +137,7 @@ class Sockets:
         self._peers: dict[Peer, None] = {}
         self._per_seat = per_seat
         self._budgets = budgets
+        self._practices = TokenBucket(PRACTICE_BURST, PRACTICE_RATE)
 
     @classmethod
     def for_settings(cls, settings: Settings) -> Sockets:
@@ -142,6 +149,12 @@ class Sockets:
         """Count one frame of `seat`; raises `Refused` (`rate_limited`) past its budget."""
         if self._budgets is not None and not self._budgets.take(seat):
             raise Refused("rate_limited", "too many frames from this seat; slow down")
+
+    def spend_practice(self) -> None:
+        """Count one practice room the room makes (each is a room of the server's);
+        raises `Refused` (`rate_limited`) past the room's budget."""
+        if not self._practices.take():
+            raise Refused("rate_limited", "too many practice rooms at once; wait a little")
 
     def __contains__(self, peer: Peer) -> bool:
         return peer in self._peers

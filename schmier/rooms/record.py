@@ -23,13 +23,15 @@ from schmier import engine
 from schmier.engine.bots import levels
 from schmier.protocol import SeatKind
 from schmier.rooms.fairness import NextDeal
+from schmier.rooms.shared import Practice, SharedReview, settled
 
-SNAPSHOT_FORMAT = 4
+SNAPSHOT_FORMAT = 5
 """2 added `next_deal` and `dealt`; 3 the `bot` of a bot's seat; 4 the room's `club`, the
 number of its `game`, the `member` of a seat, and the table's `host`, `paused`,
-`turn_left` and `rematch`. Older snapshots are still read (see `from_bytes`);
-`turn_deadline` may be absent from any (then there is none)."""
-READABLE_FORMATS = (1, 2, 3, 4)
+`turn_left` and `rematch`; 5 the shared `review` and a practice room's `practice`. Older
+snapshots are still read (see `from_bytes`); `turn_deadline` may be absent from any (then
+there is none)."""
+READABLE_FORMATS = (1, 2, 3, 4, 5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,13 @@ class RoomRecord:
     rematch: tuple[int, ...] = ()
     """At `game_over`: the seats that asked for the rematch (sorted). The next game starts
     once every seat is taken and every seated human has asked."""
+    review: SharedReview | None = None
+    """The shared review of a finished hand the table looks at (`shared.py`); None while
+    none is open."""
+    practice: Practice | None = None
+    """A practice room's origin (docs/protocol.md, "Practice from a position"): it plays
+    that one hand again and shows the original's result beside its own; None for a
+    room of the players' own."""
 
     @classmethod
     def new(
@@ -158,6 +167,13 @@ class RoomRecord:
         chosen = candidates[0] if candidates else None
         return self if chosen == host else replace(self, host=chosen)
 
+    def with_review(self) -> RoomRecord:
+        """This record with its shared review as a committed record may hold it
+        (`shared.settled`: closed once a hand is played, led by a person)."""
+        connected = [k for k in self.humans() if self.seats[k].connected]
+        review = settled(self.review, self.phase, self.humans(), connected)
+        return self if review == self.review else replace(self, review=review)
+
     def to_bytes(self) -> bytes:
         """The store snapshot."""
         body: dict[str, Any] = {
@@ -189,6 +205,8 @@ class RoomRecord:
             "paused": self.paused,
             "turn_left": self.turn_left,
             "rematch": list(self.rematch),
+            "review": None if self.review is None else self.review.to_json(),
+            "practice": None if self.practice is None else self.practice.to_json(),
         }
         return orjson.dumps(body)
 
@@ -200,8 +218,9 @@ class RoomRecord:
         room's next change adds one. Before format 3 a bot's seat had no level: it is the
         default bot. Before format 4 there was no host, pause or rematch vote: the host
         is then the lowest human seat (`with_host`), the game is not paused, nobody has
-        asked for a rematch. Reading draws no randomness, so every instance reading a
-        snapshot gets the same record.
+        asked for a rematch. Before format 5 no shared review was open, and no room was a
+        practice room. Reading draws no
+        randomness, so every instance reading a snapshot gets the same record.
         """
         body = orjson.loads(data)
         if body.get("format") not in READABLE_FORMATS:
@@ -224,6 +243,8 @@ class RoomRecord:
         game = body.get("game", 0 if state is None else None)
         left = body.get("turn_left")
         host = body.get("host")
+        review = body.get("review")
+        practice = body.get("practice")
         record = cls(
             code=str(body["code"]),
             variant=variant,
@@ -242,6 +263,8 @@ class RoomRecord:
             paused=bool(body.get("paused", False)),
             turn_left=None if left is None else float(left),
             rematch=tuple(sorted(int(k) for k in body.get("rematch", ()))),
+            review=None if review is None else SharedReview.from_json(review, len(seats)),
+            practice=None if practice is None else Practice.from_json(practice),
         )
         return record.with_host()
 
@@ -277,6 +300,7 @@ class RoomRecord:
             "phase": self.phase,
             "seats": self.public_seats(live),
             "club": self.club is not None,
+            **({} if self.practice is None else {"practice": self.practice.info()}),
         }
 
 

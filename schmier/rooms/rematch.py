@@ -55,6 +55,8 @@ def vote(record: RoomRecord, seat: int, shuffler: Shuffler) -> Change:
         raise Refused("illegal", f"you cannot rematch now: the game is in phase {phase}")
     if record.seats[seat].kind != "human":
         raise Refused("illegal", "only a seated player can ask for the rematch")
+    if record.practice is not None:
+        raise Refused("illegal", "a practice room plays one hand: there is no rematch")
     if seat in record.rematch:
         raise Refused("illegal", "you have asked for the rematch already; the others confirm")
     asked = replace(record, rematch=tuple(sorted({*record.rematch, seat})))

@@ -10,47 +10,43 @@ its old token would be), and the clocks follow the seats.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import orjson
 
 from schmier.logs import event
-from schmier.protocol import CloseCode, FreeSeat, HostFrame
-from schmier.rooms import hosting, table
+from schmier.protocol import HOST_FRAMES, CloseCode, FreeSeat, HostFrame, Review
+from schmier.rooms import hosting, table, together
 from schmier.rooms.change import Change, Shuffler
 from schmier.rooms.clock import Clock
 from schmier.rooms.peers import Peer, Sockets
 from schmier.rooms.record import RoomRecord
+from schmier.store import RoomStore
+
+TABLE_FRAMES: tuple[type[HostFrame | Review], ...] = (*HOST_FRAMES, Review)
+"""The frames that run the table rather than play the game: the host's (and
+`move_seat`), and the shared review's (`together.py`)."""
 
 
 class SeatedRoom(Protocol):
-    """What this module needs of the room's actor."""
+    """What this module needs of the room's actor: its public state and its commit
+    (the room's sockets and chance are given to each function as arguments)."""
 
     code: str
     record: RoomRecord
     clock: Clock
     version: int
 
-    @property
-    def apply(self) -> Callable[[Change], Awaitable[None]]:
-        """Commit a change, adopt it, send every view (`RoomActor._apply`)."""
-
-    @property
-    def peers(self) -> Sockets:
-        """The room's sockets."""
-
-    @property
-    def shuffler(self) -> Shuffler:
-        """The room's chance."""
+    async def apply(self, change: Change) -> None:
+        """Commit a change, adopt it, send every view."""
 
 
-async def _moving(room: SeatedRoom, change: Change) -> list[Peer]:
+async def _moving(room: SeatedRoom, sockets: Sockets, change: Change) -> list[Peer]:
     """Commit `change`, the sockets of every seat it moves or frees following their
     seat (from before the commit, so that its views are the right ones: a freed
     seat's sockets see what a spectator sees); the sockets that lost their seat."""
     moves = hosting.seat_moves(room.record, change.record)
-    moved = [(peer, peer.seat) for peer in room.peers.all() if peer.seat in moves]
+    moved = [(peer, peer.seat) for peer in sockets.all() if peer.seat in moves]
     for peer, old in moved:
         assert old is not None
         peer.seat = moves[old]
@@ -64,13 +60,15 @@ async def _moving(room: SeatedRoom, change: Change) -> list[Peer]:
     return [peer for peer, _ in moved if peer.seat is None]
 
 
-async def leave(room: SeatedRoom, seat: int, op: str | None) -> None:
+async def leave(
+    room: SeatedRoom, sockets: Sockets, shuffler: Shuffler, seat: int, op: str | None
+) -> None:
     """A player gives the seat up; their sockets stay, as spectators'."""
-    change = table.leave(room.record, seat, room.shuffler).with_op(op)
+    change = table.leave(room.record, seat, shuffler).with_op(op)
     # Spectators from now on: the commit's broadcast must not send them the seat's
     # hand, which from this moment belongs to the bot. (`_moving` cannot tell: a seat
     # left keeps no token, as a freed one does not.)
-    leavers = room.peers.at(seat)
+    leavers = sockets.at(seat)
     for peer in leavers:
         peer.seat = None
     try:
@@ -84,10 +82,22 @@ async def leave(room: SeatedRoom, seat: int, op: str | None) -> None:
     event("room.leave", room=room.code, seat=seat, bot=bot)
 
 
-async def host(room: SeatedRoom, seat: int, frame: HostFrame, op: str | None) -> None:
-    """Apply a host's frame (or `move_seat`); a refusal raises `Refused`."""
-    change = hosting.for_frame(room.record, seat, frame, room.shuffler).with_op(op)
-    lost = await _moving(room, change)
+async def host(
+    room: SeatedRoom,
+    sockets: Sockets,
+    shuffler: Shuffler,
+    store: RoomStore,
+    seat: int,
+    frame: HostFrame | Review,
+    op: str | None,
+) -> None:
+    """Apply a host's frame (or `move_seat`, or a shared review's frame, which
+    `together.py` applies); a refusal raises `Refused`."""
+    if isinstance(frame, Review):
+        await together.on_frame(room, sockets, store, seat, frame, op)
+        return
+    change = hosting.for_frame(room.record, seat, frame, shuffler).with_op(op)
+    lost = await _moving(room, sockets, change)
     if isinstance(frame, FreeSeat):
         room.clock.autopilot.discard(frame.seat)
         for peer in lost:
@@ -95,13 +105,16 @@ async def host(room: SeatedRoom, seat: int, frame: HostFrame, op: str | None) ->
     event("room.host", room=room.code, seat=seat, frame=frame.type)
 
 
-async def hand_over_if_due(room: SeatedRoom, now: float) -> bool:
+async def hand_over_if_due(room: SeatedRoom, sockets: Sockets, now: float) -> bool:
     """When the host has been away `host_away` seconds, the lowest connected person's
-    seat hosts; whether that happened (the timer's work for this turn)."""
-    due = room.clock.host_due(room.record, room.peers.has)
+    seat hosts; whether that happened (the timer's work for this turn). So does the
+    lead of a shared review whose leader has been away (`together.lead_over_if_due`)."""
+    if await together.lead_over_if_due(room, sockets, now):
+        return True
+    due = room.clock.host_due(room.record, sockets.has)
     if due is None or due > now:
         return False
-    change = hosting.hand_over(room.record, room.peers.has)
+    change = hosting.hand_over(room.record, sockets.has)
     if change is None:
         return False
     before = room.record.host
@@ -110,7 +123,7 @@ async def hand_over_if_due(room: SeatedRoom, now: float) -> bool:
     return True
 
 
-async def played_for(room: SeatedRoom, seat: int, change: Change) -> None:
+async def played_for(room: SeatedRoom, sockets: Sockets, seat: int, change: Change) -> None:
     """Commit a move the room made for `seat`; when the seat is a person's (their turn
     timer ran out: an away player has no socket to tell), tell that seat's sockets, and
     nobody else, what was played (`timed_out`, right after the state showing it)."""
@@ -121,5 +134,5 @@ async def played_for(room: SeatedRoom, seat: int, change: Change) -> None:
     notice = orjson.dumps(
         {"type": "timed_out", "seq": room.version, "action": change.entries[0].action.to_json()}
     )
-    for peer in room.peers.at(seat):
+    for peer in sockets.at(seat):
         peer.send(notice)

@@ -111,7 +111,7 @@ class _Protocol(asyncio.Protocol):
                 return
             if not waiting:
                 # A reply nobody asked for means the stream is out of step: drop it.
-                self._fail(StoreError("redis sent an unexpected reply"))
+                self.fail(StoreError("redis sent an unexpected reply"))
                 return
             future, _ = waiting.popleft()
             demoted = False
@@ -126,13 +126,16 @@ class _Protocol(asyncio.Protocol):
             if demoted:
                 # A replica now (a failover demoted it): everything after this command
                 # would be refused too. The next command connects to the new master.
-                self._fail(StoreUnavailable("redis answered READONLY: no longer the master"))
+                self.fail(StoreUnavailable("redis answered READONLY: no longer the master"))
                 return
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._fail(StoreUnavailable(f"redis connection lost: {exc or 'closed by the server'}"))
+        self.fail(StoreUnavailable(f"redis connection lost: {exc or 'closed by the server'}"))
 
-    def _fail(self, error: StoreError) -> None:
+    def fail(self, error: StoreError) -> None:
+        """End the connection with `error`: every command waiting on it gets it (also
+        what the wire does to a connection that failed its set-up, timed out or was
+        replaced)."""
         self.lost = error
         self.outgoing = []
         # The loop may be closed already (a store outliving a test's loop): then there

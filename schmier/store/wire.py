@@ -277,7 +277,7 @@ class RedisWire:
                         raise StoreUnavailable("the sentinels' master is not a master (yet)")
                     self._replicas_seen(role)
             except BaseException:
-                protocol._fail(StoreUnavailable("redis refused the connection's set-up"))
+                protocol.fail(StoreUnavailable("redis refused the connection's set-up"))
                 raise
         self._drop()
         protocol.wait_command = self._wait
@@ -300,7 +300,7 @@ class RedisWire:
         if protocol is None or protocol.lost is not None:
             return
         if protocol.waiting and time.monotonic() - protocol.waiting[0][1] > self._timeout:
-            protocol._fail(StoreUnavailable(f"redis did not answer within {self._timeout:g} s"))
+            protocol.fail(StoreUnavailable(f"redis did not answer within {self._timeout:g} s"))
             return
         if self.degraded:
             protocol.send(_encode(("ROLE",))).add_done_callback(self._role_answered)
@@ -315,7 +315,7 @@ class RedisWire:
             self._watchdog.cancel()
             self._watchdog = None
         if self._protocol is not None and self._protocol.lost is None:
-            self._protocol._fail(StoreUnavailable("redis connection replaced"))
+            self._protocol.fail(StoreUnavailable("redis connection replaced"))
         self._protocol = None
         self.address = None
 

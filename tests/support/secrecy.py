@@ -26,10 +26,13 @@ ROOM_FIELDS = (
     "host",
     "paused",
     "rematch",
+    "practice",
+    "original",
 )
 """What the server adds to the engine's view: the room's code, the deal commitments, the
-time left of a timed turn (or of an untimed one, before the idle limit plays it), and the
-table's own state (its host, the host's pause, the rematch votes)."""
+time left of a timed turn (or of an untimed one, before the idle limit plays it), the
+table's own state (its host, the host's pause, the rematch votes), and a practice room's
+origin and the original hand's result (a finished hand's, as its record has it)."""
 
 
 def cards_in(value: Any) -> set[str]:

@@ -1,0 +1,53 @@
+// A practice room's own panel (docs/protocol.md, "Practice from a position"): which hand
+// of which room it plays again, and from which step, with the way back to that room;
+// once the hand is scored, its result beside the original hand's, side by side.
+
+import { signed, t } from "./i18n.js";
+import { $, fill, h } from "./dom.js";
+import { room, seatName, teamLabel } from "./state.js";
+
+/** The panel's place in the room's page (hidden in any room but a practice room). */
+export function practicePanel() {
+  return h("section", { id: "practice", class: "card-panel practice", "aria-labelledby": "practice-title", hidden: true });
+}
+
+export function renderPractice() {
+  const el = $("practice");
+  const v = room.view;
+  if (!el) return;
+  if (!v || !v.practice) {
+    el.hidden = true;
+    fill(el);
+    return;
+  }
+  const p = v.practice;
+  el.hidden = false;
+  fill(
+    el,
+    h("h2", { id: "practice-title" }, t("practice.title")),
+    h("p", { dataset: { practiceOf: `${p.room}:${p.hand}:${p.step}` } }, t("practice.about", { n: p.hand, room: p.room, step: p.step })),
+    v.original && v.last_hand ? compare(v.last_hand, v.original) : null,
+    h("a", { href: `/r/${encodeURIComponent(p.room)}`, class: "button-link quiet", dataset: { practice: "back" } }, t("practice.back")),
+  );
+}
+
+function verdict(last) {
+  return `${t("summary.bid", { name: seatName(last.bidder), n: last.bid })} ${last.made ? t("summary.made") : t("summary.set")}`;
+}
+
+/** This hand's result and the original's, side by side: the contract, each side's points. */
+function compare(here, original) {
+  const row = (label, a, b, data = {}) => h("tr", { dataset: data }, h("th", { scope: "row" }, label), h("td", {}, a), h("td", {}, b));
+  return h(
+    "table",
+    { id: "practice-compare", class: "points practice-compare" },
+    h("caption", {}, t("practice.compare")),
+    h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", { scope: "col" }, t("practice.here")), h("th", { scope: "col" }, t("practice.original")))),
+    h(
+      "tbody",
+      {},
+      row(t("practice.contract"), verdict(here), verdict(original), { made: `${here.made}:${original.made}` }),
+      (here.deltas || []).map((d, i) => row(teamLabel(i), signed(d), signed((original.deltas || [])[i] ?? 0), { side: String(i) })),
+    ),
+  );
+}

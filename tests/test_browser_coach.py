@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from tests.support import loopback
-from tests.support.browsers import PHONE, PageFactory
-from tests.support.play import check_fits
+from tests.support.browsers import PHONE, PageFactory, Table
+from tests.support.play import check_fits, create_room, sit
 from tests.support.servers import ServerFactory
+from tests.test_browser_bots import Hints, follow
 from tests.test_browser_review import get_json, play_over_the_wire
 
 pytestmark = pytest.mark.browser
@@ -119,3 +120,38 @@ def test_the_coach_shows_marks_and_values_at_every_decision(
         page.wait_for_selector(f".review-stage[data-step='{step}']")
         page.wait_for_selector(".coach-decision")
     assert walk(page, record, analysis, tap=phone) > 0
+
+
+def test_a_hint_says_why_with_the_values_it_weighed(
+    pages: PageFactory, server_factory: ServerFactory
+) -> None:
+    """With `strong` answering hints, a hint on a card shows the values of the cards it
+    weighed, the suggested one among them."""
+    server = server_factory(default_bot="strong", bot_delay=0.05)
+    page = pages(locale="en-GB")
+    table = Table(page)
+    hints = Hints(page)
+    create_room(page, server, "wisconsin4")
+    sit(page, "Ann", 0)
+    page.click('button[data-action="fill_bots"]')
+    page.click('button[data-action="start"]')
+    for _ in range(60):
+        page.wait_for_selector('button[data-action="hint"]', timeout=60_000)
+        shot, view = table.synced()
+        if not view["legal"]:
+            page.wait_for_timeout(30)
+            continue
+        page.click('button[data-action="hint"]')
+        page.wait_for_selector(".hint-text")
+        hint = hints.frames[-1]
+        if "options" in hint:
+            why = page.inner_text("[data-hint='why']")
+            assert len(hint["options"]) >= 2
+            assert why.count("·") == len(hint["options"]) - 1, why
+            assert hint["action"] in [o["action"] for o in hint["options"]]
+            return
+        assert page.locator("[data-hint='why']").count() == 0
+        seq = shot["seq"]
+        follow(page, hint["action"])
+        table.wait_change(seq)
+    raise AssertionError("no hint with its options in 60 turns")

@@ -96,6 +96,10 @@ async def test_every_finished_hand_is_analysed_once(
         for hand in listed[:2]:
             n = hand["n"]
             record = (await http.get(f"/api/rooms/{code}/hands/{n}")).json()
+            # Asked by several at once: one analysis is started, and counted, all the same.
+            path = f"/api/rooms/{code}/hands/{n}/analysis"
+            at_once = await asyncio.gather(*(http.get(path) for _ in range(4)))
+            assert {a.status_code for a in at_once} <= {200, 202}
             analysis = await analysed(http, code, n)
             check_analysis(analysis, record)
             again = await http.get(f"/api/rooms/{code}/hands/{n}/analysis")

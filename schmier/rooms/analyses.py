@@ -115,6 +115,9 @@ class Analyses:
         found = None if kept is None else orjson.loads(kept)
         if found is not None and found.get("status") == "done":
             return 200, dict(found["analysis"])
+        running = self._running.get(key)
+        if running is not None:  # started by another request while the store answered
+            return 202, running.progress()
         resumed: list[dict[str, Any]] = []
         if found is not None:
             if _now_ms() - int(found.get("at", 0)) < STALE_MS:

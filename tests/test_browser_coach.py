@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support import loopback
-from tests.support.browsers import PHONE, PageFactory, Table
+from tests.support.browsers import PHONE, PageFactory, Table, screenshot
 from tests.support.play import check_fits, create_room, sit
 from tests.support.servers import ServerFactory
 from tests.test_browser_bots import Hints, follow
@@ -119,6 +119,8 @@ def test_the_coach_shows_marks_and_values_at_every_decision(
         press(page, first, phone)
         page.wait_for_selector(f".review-stage[data-step='{step}']")
         page.wait_for_selector(".coach-decision")
+        page.locator(".coach-decision").first.scroll_into_view_if_needed()
+        screenshot(page, "phone-coach" if phone else "desktop-coach")
     assert walk(page, record, analysis, tap=phone) > 0
 
 

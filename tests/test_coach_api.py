@@ -132,6 +132,7 @@ async def test_the_rooms_quota_refuses_with_a_time_and_polling_is_free(
         refused = await http.get(f"/api/rooms/{code}/hands/2/analysis")
         assert refused.status_code == 429, refused.text
         assert int(refused.headers["Retry-After"]) > 60
+        assert refused.json()["retry_after"] == int(refused.headers["Retry-After"])
         await analysed(http, code, 1)  # polling the first never counts
         assert (await http.get(f"/api/rooms/{code}/hands/2/analysis")).status_code == 429
     assert server.app.state.analyses.started == 1

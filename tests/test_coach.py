@@ -21,7 +21,7 @@ from schmier.coach.analysis import analyse, judge, seed_of, weigh_decision
 from schmier.coach.decisions import Decision, choices, first_state, replay
 from schmier.coach.options import AnalysisBudget
 from schmier.engine.bots import choose, search
-from tests.coach_positions import play_position
+from tests.support.coach_positions import play_position
 from tests.support.engine_helpers import stack_deck
 
 #: A smaller budget than the server's, for the tests' time; the positions are clear

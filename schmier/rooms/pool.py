@@ -1,4 +1,4 @@
-"""The server's worker pool for bot decisions, hints (and, later, analyses): fair shares.
+"""The server's worker pool for bot decisions, hints and analyses: fair shares.
 
 Every room of a server decides in the same few workers (one on a two-core box), so the
 pool is a shared resource that one player must not be able to take from the others.
@@ -6,10 +6,10 @@ Three rules make it fair:
 
 - **Priorities.** A job waits in the pool's own queue, not in the executor's, and a
   free worker always takes the most urgent job waiting: a bot's (or an away player's)
-  move, which a whole table is waiting for, before an analysis, before a hint, which
-  only its asker waits for; first come, first served within a priority. At most
-  `capacity` jobs are in the executor at once, so a move never queues behind more
-  than the jobs already running.
+  move, which a whole table is waiting for, before a hint, which only its asker waits
+  for, before one decision of a finished hand's analysis; first come, first served
+  within a priority. At most `capacity` jobs are in the executor at once, so a move
+  never queues behind more than the jobs already running.
 - **A bounded queue, refused rather than waited on.** Jobs below `MOVE` may wait only
   while fewer than `queue_limit` of them are waiting; past that `submit` raises `Busy`
   at once and the room answers `rate_limited`. Moves are never refused: a room asks for
@@ -51,10 +51,10 @@ class Priority(IntEnum):
 
     MOVE = 0
     """A bot's move, or an away or idle player's: the whole table waits for it."""
-    ANALYSIS = 1
-    """A finished game's analysis: nobody is blocked by it, but it was asked for."""
-    HINT = 2
+    HINT = 1
     """A player's question about their own turn: only the asker waits."""
+    ANALYSIS = 2
+    """One decision of a finished hand's analysis: a review waits, never a table."""
 
 
 class Busy(Exception):

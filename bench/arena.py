@@ -33,6 +33,7 @@ fits Elo ratings to the results (`normal` at 1500).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 import math
@@ -46,6 +47,7 @@ from bench import oracle
 from schmier import engine
 from schmier.engine.bots import PLAYERS, choose, search
 from schmier.engine.bots.levels import BY_NAME, LEVELS
+from schmier.rooms import budget
 
 #: A game still running after this many hands is stopped and won by nobody.
 MAX_HANDS = 200
@@ -56,20 +58,27 @@ def policy_of(name: str) -> str:
 
 
 def budget_of(spec: str) -> search.Budget:
-    """The search's budget from `FIELD=N,...` (empty: the default budget)."""
+    """The search's budget from `FIELD=N,...` (empty: the default budget); `step=NAME`
+    starts from a step of the server's budgets under load (`schmier/rooms/budget.py`:
+    `half`, `quarter`, `eighth`), which other fields then change."""
     fields: dict[str, Any] = {}
+    base = search.DEFAULT_BUDGET
     for item in filter(None, spec.split(",")):
         key, _, value = item.partition("=")
+        if key == "step":
+            base = budget.scaled(next(s.ratio for s in budget.STEPS[1:-1] if s.name == value))
+            continue
         flag = isinstance(getattr(search.DEFAULT_BUDGET, key), bool)
         fields[key] = bool(int(value)) if flag else int(value)
-    return search.Budget(**fields)
+    return dataclasses.replace(base, **fields)
 
 
 def decide(
     name: str, view: dict[str, Any], rng: random.Random, state: engine.State
 ) -> dict[str, Any]:
     """`bots.choose` for a level or policy; `strong:playouts=1200,smart=0` is the search
-    with another budget (for measuring what the budget and the rollouts are worth), and
+    with another budget (for measuring what the budget and the rollouts are worth;
+    `strong:step=half`: a step of the server's budgets under load), and
     the names of `oracle.SEES` (optionally with a budget too) the search shown `state`."""
     base, _, spec = name.partition(":")
     if base in oracle.SEES:

@@ -41,7 +41,14 @@ holds more than that share of the heap, and a collection that would find nothing
 run in the middle of play (one did at 1,000 tables, and one at 300 when the wait only
 doubled: tables that have just opened keep growing the heap as their games fill;
 bench/results/2026-12-02-load-second-series.md and -third-series.md). `full` seconds,
-if set, adds a clock as well. Each full collection is timed and exported like the
+if set, adds a clock as well.
+
+The heap is measured per member of the server's population (its live rooms and open
+sockets, plus one), not as a whole: tables opening grow the heap with live data in
+proportion to themselves, so a hundred tables opening (or a thousand resuming at once
+after a restart) no longer call a full collection that frees nothing and stops every
+table, while garbage that outlives its sockets and rooms (the heap growing while they
+stay, or staying while they go) still does. Each full collection is timed and exported like the
 others (`schmier_gc_pause_seconds`), and logged as `gc.full` with why it ran, what it
 freed, the heap's size before and after and the growth the next one waits for. With
 neither a growth nor a clock nothing is ever frozen (frozen cycles would never be
@@ -58,8 +65,10 @@ import gc
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
 
 from prometheus_client import Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
 
 from schmier.logs import event
 
@@ -94,17 +103,29 @@ _was_enabled = True
 class Collector:
     """Runs this process's garbage collection while at least one server runs."""
 
-    def __init__(self, step: float, full: float, pauses: Histogram, growth: float = 0.0) -> None:
+    def __init__(
+        self,
+        step: float,
+        full: float,
+        pauses: Histogram,
+        growth: float = 0.0,
+        population: Callable[[], int] | None = None,
+    ) -> None:
         """`step`: seconds between young collections (0: CPython collects); `full`:
         seconds between full collections (0: no clock); `growth`: the heap's growth, as
-        a fraction, that calls for a full collection (0: none by growth)."""
+        a fraction, that calls for a full collection (0: none by growth); `population`:
+        how many rooms and sockets the server holds now (the heap is measured per
+        member of it plus one; None: the whole heap)."""
         self._step = step
         self._full = full
         self._growth = growth
+        self._population = population
         self._pauses = pauses
         self._task: asyncio.Task[None] | None = None
-        self._smallest = 0
-        """The heap's smallest size (allocated blocks) since the last full collection."""
+        self._smallest = 0.0
+        """The heap's smallest size (`size`) since the last full collection."""
+        self.longest_full = 0.0
+        """Seconds of the longest full collection so far."""
         self._backoff = 1
         """The growth waited for is `growth` times this (see MAX_BACKOFF)."""
 
@@ -158,19 +179,29 @@ class Collector:
         self._pauses.labels(str(generation)).observe(time.perf_counter() - started)
         return freed
 
+    def size(self) -> float:
+        """The heap's size as the growth rule measures it: allocated blocks, per member
+        of the population (plus one) when there is one."""
+        blocks = sys.getallocatedblocks()
+        if self._population is None:
+            return float(blocks)
+        return blocks / (1 + self._population())
+
     def _full_collection(self, reason: str) -> None:
         started = time.perf_counter()
         before = sys.getallocatedblocks()
         gc.unfreeze()
         freed = self._collect(2)
         gc.freeze()
-        self._smallest = sys.getallocatedblocks()
+        self.longest_full = max(self.longest_full, time.perf_counter() - started)
+        after = sys.getallocatedblocks()
+        self._smallest = self.size()
         # Why back off: at 1,000 tables a full collection stops the server for most of a
         # second and, while tables open and their games fill the heap with live data,
         # one every quarter of growth frees almost nothing; the next one lands in play
         # (bench/results/2026-12-02-load-third-series.md). One that pays brings the
         # threshold back.
-        paid = before - self._smallest >= PAYS * before
+        paid = before - after >= PAYS * before
         self._backoff = 1 if paid else MAX_BACKOFF
         event(
             "gc.full",
@@ -178,24 +209,24 @@ class Collector:
             ms=round(1000 * (time.perf_counter() - started), 1),
             freed=freed,
             blocks_before=before,
-            blocks_after=self._smallest,
+            blocks_after=after,
             next_growth_pct=round(100 * self.growth_now),
         )
 
     def _grown(self) -> bool:
         """Whether the heap has grown by `growth_now` over its smallest since the last
         full collection (which is then its new smallest, if it shrank)."""
-        blocks = sys.getallocatedblocks()
-        if blocks < self._smallest or self._smallest == 0:
-            self._smallest = blocks
+        size = self.size()
+        if size < self._smallest or self._smallest == 0:
+            self._smallest = size
             return False
-        return blocks > self._smallest * (1 + self.growth_now)
+        return size > self._smallest * (1 + self.growth_now)
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         steps = 0
         freezing = self.freezing
-        self._smallest = sys.getallocatedblocks()
+        self._smallest = self.size()
         next_settle = loop.time() + SETTLE_SECONDS
         next_full = loop.time() + self._full if self._full > 0 else float("inf")
         next_check = loop.time() + GROWTH_CHECK_SECONDS if self._growth > 0 else float("inf")
@@ -221,3 +252,25 @@ class Collector:
                 self._collect(1)
             else:
                 self._collect(0)
+
+
+class HeapMetrics:
+    """What a full collection would walk, read at scrape time: the objects frozen out of
+    the routine collections (every long-lived object the collector tracks), and the
+    longest full collection so far."""
+
+    def __init__(self, collector: Collector) -> None:
+        self._collector = collector
+
+    def collect(self) -> Iterable[Metric]:
+        yield GaugeMetricFamily(
+            "schmier_gc_frozen_objects",
+            "Objects the garbage collector tracks that survived a collection and were "
+            "frozen (what a full collection walks, besides the young ones).",
+            value=gc.get_freeze_count(),
+        )
+        yield GaugeMetricFamily(
+            "schmier_gc_full_longest_seconds",
+            "The longest full garbage collection since the server started.",
+            value=self._collector.longest_full,
+        )

@@ -81,6 +81,15 @@ class Settings(BaseSettings):
             + "."
         ),
     )
+    bot_slack: float = Field(
+        0.5,
+        gt=0,
+        le=60,
+        description=(
+            "Seconds past the bot delay by which a bot's move should be played; when the "
+            "workers are too busy for that, decisions get smaller search budgets."
+        ),
+    )
     bot_workers: int | None = Field(
         None,
         ge=0,
@@ -119,6 +128,36 @@ class Settings(BaseSettings):
         1.0,
         gt=0,
         description="Hints per second one room may have computed (burst: twice HINT_BURST).",
+    )
+    analysis_max: int = Field(
+        2,
+        ge=1,
+        le=1000,
+        description=(
+            "Analyses of finished hands this server computes at once (each one decision "
+            "at a time in the bot workers, below moves and hints); past it a new one is "
+            "refused with 429 and a Retry-After."
+        ),
+    )
+    analysis_effort: int = Field(
+        100,
+        ge=1,
+        le=1000,
+        description=(
+            "Percent of the coach's measured budget (worlds and playouts per decision) an "
+            "analysis spends; below 100 it is quicker and less steady."
+        ),
+    )
+    analysis_room_burst: int = Field(
+        4, ge=1, le=1000, description="Analyses one room may start at once (then ROOM_RATE)."
+    )
+    analysis_room_rate: float = Field(
+        1.0,
+        gt=0,
+        description=(
+            "Analyses per minute one room may start after its burst; past it, 429 with a "
+            "Retry-After (asking for one being computed or done costs nothing)."
+        ),
     )
     idle_turn_seconds: float = Field(
         120.0,

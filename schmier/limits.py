@@ -50,6 +50,11 @@ class TokenBucket:
         self._refill(time.monotonic())
         return self._tokens >= 1.0
 
+    def wait(self) -> float:
+        """Seconds until a token is available (0 when one is)."""
+        self._refill(time.monotonic())
+        return max(0.0, (1.0 - self._tokens) / self.rate)
+
     def full(self) -> bool:
         """Whether the bucket has refilled completely (so it can be forgotten)."""
         self._refill(time.monotonic())

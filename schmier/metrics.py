@@ -69,6 +69,8 @@ class Metrics:
         self.sockets = Gauge(
             "schmier_connected_sockets", "Open WebSocket connections.", registry=self.registry
         )
+        self.open_sockets = 0
+        """The same count as a plain number, for the garbage collector's growth rule."""
         self.actions = Counter(
             "schmier_actions_applied", "Room changes committed (actions, joins, deals).",
             registry=self.registry,

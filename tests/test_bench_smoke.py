@@ -120,3 +120,39 @@ def test_load_with_bots_only_rooms_and_the_servers_loop_lag() -> None:
     assert result["bot_errors"] == 0, result["bot_error_codes"]
     assert result["server_lag_samples"] > 0
     assert result["server_lag_max_ms"] >= result["server_lag_p99_ms"] > 0
+
+
+def test_load_seats_server_bots_beside_the_humans_and_times_their_moves() -> None:
+    """`--bots 3 --bot-level strong`: three humans and three `strong` bots a table; the
+    bots' moves are timed from the tables, the server's search decisions counted by
+    budget and its workers' CPU read (every figure present, none asserted on)."""
+    result = run_load(
+        "--spawn", "--memory", "--rooms", "2", "--bots", "3", "--bot-level", "strong",
+        "--bot-delay", "0.1", "--think", "0.2", "--duration", "4", "--warmup", "2",
+    )  # fmt: skip
+    assert_played(result, rooms=2, seats=3)
+    assert result["bot_moves"] > 0
+    assert result["bot_delay_max_ms"] >= result["bot_delay_p99_ms"] >= result["bot_delay_p50_ms"]
+    assert result["bot_searches"] > 0
+    assert sum(result["bot_budgets"].values()) == result["bot_searches"]
+    assert 0 <= result["bot_full_strength_pct"] <= 100
+    assert result["bot_cpu_ms_per_search"] is not None
+    assert result["bot_queue_max"] is not None
+
+
+def test_load_starts_its_tables_in_step_or_opens_them_paced(server: RunningServer) -> None:
+    """`--in-step` (every table set up, then all started within a second) with fixed
+    think times, and `--open-rate` (tables opened a few a second, each playing once
+    full) with exponential ones: both play without a refused action, and say so."""
+    for options, opening, dist in [
+        (("--in-step", "--think-dist", "fixed"), "in step", "fixed"),
+        (("--open-rate", "4", "--think-dist", "exponential"), "4/s", "exponential"),
+    ]:
+        result = run_load(
+            "--url", server.base_url, "--rooms", "3", "--think", "0.1", "--duration", "2",
+            "--warmup", "0.5", *options,
+        )  # fmt: skip
+        assert_played(result, rooms=3, seats=6)
+        assert (result["opening"], result["think_dist"]) == (opening, dist)
+        # The server's collector has frozen what lives on (tables, sockets).
+        assert result["server_frozen_objects"] > 0

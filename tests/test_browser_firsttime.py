@@ -5,18 +5,15 @@
   review, the history, the rules), and no overflow in any of the five languages (text out
   of its button, a name cut short, a word broken over two lines, a page wider than the
   screen), with names of 24 letters; the six-seat table's trick cards never overlap; the
-  hand summary's game totals in side order; the score sheet numbers hands as the history
-  and the replay links do.
+  hand summary's game totals in side order.
 - Help at hand: the rules of each game from the home page (a page) and from the table (a
   dialog), in every language; the point names explained; the running tally of the hand,
   held against what the view shows publicly.
-- No blind play while the last trick is still shown; Pass first at a bid; the hand after
-  L and Escape.
-- Offline made visible: the banner, a tap refused with a message, the others told at once;
-  a move the room does not answer shown pending, and given up.
-- A first visit downloads the client once: the service worker keeps what the page loaded.
+- The six-seat table's trick cards apart on low screens too; "Waiting for" a long name
+  never widens a phone's page; axe-core on the club's pages.
 
-One server for the module; each test plays short games (`target` 5, bots at once).
+One server for the module; each test plays short games (`target` 5, bots at once). The
+rest of the first-time table (play, offline, the first load): `test_browser_firstplay.py`.
 """
 
 from __future__ import annotations
@@ -32,7 +29,7 @@ import pytest
 
 from schmier.config import Settings
 from tests.support.browsers import DESKTOP, PHONE, PageFactory, Table
-from tests.support.play import act, create_room, fill_and_start, sit
+from tests.support.play import act, create_room, drive, fill_and_start, sit
 from tests.support.screens import axe_violations, overflows, until
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
@@ -42,6 +39,8 @@ WEB = Path(__file__).resolve().parents[1] / "web"
 LANGUAGES = ["en", "bg", "ja", "ko", "ms"]
 LONG = "Abcdefghijklmnopqrstuvwx"
 """The longest name there is (24 letters), with no space to break it at."""
+WIDE = "W" * 24
+"""The widest name there is: 24 of the widest letter, with no space to break it at."""
 
 
 @pytest.fixture(scope="module")
@@ -202,6 +201,7 @@ def test_every_screen_of_every_game(
     screens.check("lobby")
     fill_and_start(page)
     overlaps: list[str] = []
+    summed: set[str] = set()
     # A whole game and a hand of the next, at the shortest trick hold: about a minute
     # on a quiet machine, several on a busy one (the suite runs in parallel).
     deadline = time.monotonic() + 780
@@ -213,6 +213,11 @@ def test_every_screen_of_every_game(
         if view["seats"][0]["kind"] and len(view["seats"]) == 6:
             overlaps += cards_apart(page)
         check_tally(page, shot["seq"], view, book)
+        if view["last_hand"] and json.dumps(view["last_hand"], sort_keys=True) not in summed:
+            # Every hand's summary, whichever side bid it (the bidder's side comes first
+            # in the view; the summary lists the sides in their own order).
+            summed.add(json.dumps(view["last_hand"], sort_keys=True))
+            totals_in_side_order(page, view)
         if view["phase"] == "game_over":
             break
         if shot["held"] and "play" in kinds:
@@ -246,22 +251,25 @@ def test_every_screen_of_every_game(
 
 
 def totals_in_side_order(page: Any, view: dict[str, Any]) -> None:
-    """The summary's game totals follow the sides' order (A, B, C), whoever bid."""
+    """The summary's game totals follow the sides' order (A, B, C), whoever bid: each
+    side's names and total in its place."""
     text = page.locator("#hand-summary p.muted").first.text_content() or ""
-    names = [n for n, _ in re.findall(r"([^:·]+): (\d+)", text.split(":", 1)[1])]
+    shown = re.findall(r"([^:·]+): ([-−]?\d+)", text.split(":", 1)[1])
     last = view["last_hand"]
     teams = view["teams"]
     team_of = {seat: i for i, team in enumerate(teams) for seat in team}
     at = [min(team_of[s] for s in side) for side in last["sides"]]
-    assert len(names) == len(last["sides"])
-    # The first name listed belongs to the side with the lowest team index.
-    first = sorted(range(len(at)), key=lambda k: at[k])[0]
-    seat = last["sides"][first][0]
-    who = page.evaluate(
-        "(s) => document.querySelector(`#table .seat[data-seat='${s}'] .seat-name`).textContent",
-        seat,
-    )
-    assert who.split(" · ")[0] in names[0], (names, who)
+    assert len(shown) == len(last["sides"]), (text, last)
+    order = sorted(range(len(at)), key=lambda k: at[k])
+    for (names, total), k in zip(shown, order, strict=True):
+        assert int(total.replace("−", "-")) == last["game_totals"][k], (text, last)
+        for seat in last["sides"][k]:
+            who = page.evaluate(
+                "(s) => document.querySelector("
+                "`#table .seat[data-seat='${s}'] .seat-name`).textContent",
+                seat,
+            )
+            assert who.split(" · ")[0] in names, (text, who, last)
 
 
 def terms_explained(page: Any) -> None:
@@ -310,6 +318,79 @@ def rules_from_the_table(page: Any, screens: Screens, book: dict[str, Any]) -> N
     assert page.evaluate("document.activeElement.dataset.action") == "rules"
 
 
+@pytest.mark.parametrize(
+    "size", [{"width": 1280, "height": 720}, {"width": 1366, "height": 768}], ids=str
+)
+def test_six_seat_trick_cards_apart_on_a_low_screen(
+    server: RunningServer, pages: PageFactory, size: dict[str, int]
+) -> None:
+    """A laptop's screen is lower than the desktop of the test above: the six-seat
+    table is lower too, and its trick cards on the left and the right sides once lay
+    over one another (K♠ over 7♥)."""
+    page = pages(viewport=size)
+    hold(page, 1200)
+    table = Table(page)
+    create_room(page, server, "schmier6", target=5)
+    sit(page, "Ann", 0)
+    fill_and_start(page)
+    overlaps: list[str] = []
+    most = 0
+    deadline = time.monotonic() + 240
+    while True:
+        shot, view = table.synced()
+        assert time.monotonic() < deadline, view["phase"]
+        overlaps += cards_apart(page)
+        most = max(most, len(shot["played"]))
+        if len(view["tricks"]) >= 3 or view["phase"] in ("hand_over", "game_over"):
+            break
+        kinds = {a["type"] for a in view["legal"]}
+        if shot["held"] and "play" in kinds:
+            page.wait_for_selector("#table .trick-note", state="detached")
+            continue
+        acted = act(table, view) if kinds and view["you"] in (view["turn"] or []) else False
+        table.wait_change(shot["seq"])
+        if not acted:
+            page.wait_for_timeout(20)
+    assert most >= 4, most  # tricks were on the table while we looked
+    assert not overlaps, sorted(set(overlaps))
+
+
+def test_waiting_for_a_long_name_keeps_the_phone_page_narrow(
+    server: RunningServer, pages: PageFactory
+) -> None:
+    """On a phone, "Waiting for" a 24-letter name wraps; it never widens the page (it
+    once made it 401 px wide on a 375 px screen)."""
+    ann = pages(viewport=PHONE, is_mobile=True, has_touch=True)
+    ann_table = Table(ann)
+    code = create_room(ann, server, "wisconsin4", target=5)
+    sit(ann, "Ann", 0)
+    other = pages()
+    other.goto(f"{server.base_url}/r/{code}")
+    sit(other, WIDE, 1)
+    fill_and_start(ann)
+    deadline = time.monotonic() + 120
+    while True:
+        shot, view = ann_table.synced()
+        assert time.monotonic() < deadline, view["phase"]
+        if 1 in (view["turn"] or []):
+            break
+        kinds = {a["type"] for a in view["legal"]}
+        if shot["held"] and "play" in kinds:
+            ann.wait_for_selector("#table .trick-note", state="detached")
+            continue
+        acted = act(ann_table, view) if kinds and 0 in (view["turn"] or []) else False
+        ann_table.wait_change(shot["seq"])
+        if not acted:
+            ann.wait_for_timeout(20)
+    waiting = ann.locator("#actions .waiting")
+    waiting.wait_for()
+    assert WIDE in (waiting.text_content() or "")
+    # (A phone's page grows to what it holds, so its own width is no measure: the screen's.)
+    assert ann.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
+    problems = overflows(ann, "waiting for a long name")
+    assert not problems, problems
+
+
 def test_the_rules_page_of_every_game_in_every_language(
     server: RunningServer, pages: PageFactory
 ) -> None:
@@ -335,230 +416,55 @@ def test_the_rules_page_of_every_game_in_every_language(
     assert not screens.problems, "\n".join(screens.problems)
 
 
-# ------------------------------------------------------------------ the last trick, focus
+def axe_both(page: Any, name: str) -> list[str]:
+    """axe-core on the page as it is now, on the desktop and on the phone."""
+    problems: list[str] = []
+    for size in (DESKTOP, PHONE):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(60)
+        problems += axe_violations(page, f"{name} {size['width']}")
+    page.set_viewport_size(DESKTOP)
+    return problems
 
 
-def test_no_blind_play_while_the_last_trick_is_shown_and_the_focus_at_hand(
-    server: RunningServer, pages: PageFactory
-) -> None:
-    page = pages()
-    hold(page, 4000)
-    table = Table(page)
-    sent: list[dict[str, Any]] = []
-    page.on(
-        "websocket",
-        lambda ws: ws.on("framesent", lambda p: sent.append(json.loads(p))),
-    )
-    create_room(page, server, "wisconsin4", target=5)
-    sit(page, "Ann", 0)
-    fill_and_start(page)
-    pass_checked = blind_checked = keys_checked = False
-    deadline = time.monotonic() + 180
-    while not (pass_checked and blind_checked and keys_checked):
-        shot, view = table.synced()
-        assert time.monotonic() < deadline and view["phase"] != "game_over", (
-            pass_checked,
-            blind_checked,
-            keys_checked,
-        )
-        kinds = {a["type"] for a in view["legal"]}
-        if "pass" in kinds and not pass_checked:
-            # A reflex Enter at a bid passes; it never commits the lowest bid.
-            until(page, "() => document.activeElement.dataset.action === 'pass'")
-            pass_checked = True
-        if "play" in kinds and shot["held"]:
-            # The last trick is still up: no card may be played, nor "Your turn" said.
-            assert all(b["disabled"] for b in shot["hand"]), shot["hand"]
-            actions = page.locator("#actions").text_content() or ""
-            assert catalogue("en")["play.your_turn"] not in actions
-            assert catalogue("en")["play.after_trick"] in actions
-            before = len([f for f in sent if f.get("type") == "play"])
-            page.locator("#hand button[data-card]").first.click(force=True)
-            page.wait_for_selector("#table .trick-note", state="detached")
-            assert len([f for f in sent if f.get("type") == "play"]) == before
-            # Then the trick they play to: its cards on the table, the cards alive.
-            now = page.evaluate(PLAYED)
-            assert sorted(c[0] for c in now) == sorted(c["card"] for c in view["trick"])
-            until(
-                page,
-                "() => document.querySelector('#hand button[data-card]:not(:disabled)') !== null",
-            )
-            blind_checked = True
-            continue
-        if "play" in kinds and view["tricks"] and not keys_checked:
-            page.locator("#hand").focus()
-            page.keyboard.press("l")
-            page.wait_for_selector("#tricks-panel")
-            page.keyboard.press("Escape")
-            page.wait_for_selector("#tricks-panel", state="detached")
-            assert page.evaluate("!!document.activeElement.closest('#hand')")
-            keys_checked = True
-        if shot["held"] and "play" in kinds:
-            page.wait_for_selector("#table .trick-note", state="detached")
-            continue
-        acted = act(table, view) if kinds and view["you"] in (view["turn"] or []) else False
-        table.wait_change(shot["seq"])
-        if not acted:
-            page.wait_for_timeout(20)
-
-
-# ------------------------------------------------------------------ offline
-
-
-def test_offline_is_visible_refused_and_told_to_the_others(
-    server: RunningServer, pages: PageFactory
-) -> None:
-    pages.allow_console(r"WebSocket connection to .* failed|ERR_INTERNET_DISCONNECTED")
-    page = pages(viewport=PHONE, is_mobile=True, has_touch=True)
-    table = Table(page)
-    # A socket whose frames can be swallowed (a link that looks open and delivers nothing).
-    swallow = {"on": False}
-
-    def route(ws: Any) -> None:
-        upstream = ws.connect_to_server()
-        ws.on_message(lambda m: None if swallow["on"] else upstream.send(m))
-        upstream.on_message(lambda m: ws.send(m))
-
-    page.route_web_socket(re.compile(r"/ws/"), route)
-    code = create_room(page, server, "wisconsin4", target=5)
-    sit(page, "Ann", 0)
-    fill_and_start(page)
-    watcher = pages()
-    watcher.goto(f"{server.base_url}/r/{code}")
-    watcher.wait_for_selector('#table .seat[data-seat="0"]')
-    # Wait for a turn of Ann's.
-    deadline = time.monotonic() + 60
-    while True:
-        shot, view = table.synced()
-        if view["legal"] and 0 in (view["turn"] or []) and not shot["held"]:
-            break
-        assert time.monotonic() < deadline
-        page.wait_for_timeout(50)
-    offline = catalogue("en")["offline.banner"]
-    page.context.set_offline(True)
-    page.wait_for_selector("body[data-connection='offline']")
-    assert page.locator("#banner").text_content() == offline
-    # The others see Ann offline at once (her page closed its socket).
-    watcher.wait_for_selector('#table .seat[data-seat="0"] .badge.away', timeout=5_000)
-    # A tap now plays nothing, and says so.
-    target = next(iter_legal(page))
-    page.tap(target)
-    page.wait_for_selector("#toast:not([hidden])")
-    assert page.locator("#toast").text_content() == catalogue("en")["err.not_sent"]
-    page.context.set_offline(False)
-    page.wait_for_selector("body[data-connection='open']", timeout=10_000)
-    watcher.wait_for_selector('#table .seat[data-seat="0"] .badge.away', state="detached")
-    _, again = table.synced()
-    assert again["legal"] == view["legal"] and sorted(again["hand"]) == sorted(view["hand"])
-    # A move the room never answers: shown pending, then given up.
-    swallow["on"] = True
-    page.tap(next(iter_legal(page)))
-    pending = page.wait_for_selector("#actions .pending-row")
-    assert pending is not None
-    assert (pending.text_content() or "") in (
-        catalogue("en")["move.sending"],
-        catalogue("en")["move.slow"] + catalogue("en")["move.cancel"],
-    )
-    page.wait_for_selector('#actions .pending-row.slow button[data-action="cancel_move"]')
-    swallow["on"] = False
-    page.tap('button[data-action="cancel_move"]')
-    page.wait_for_selector("#actions .pending-row", state="detached")
-    page.wait_for_selector("body[data-connection='open']")
-    shot, after = table.synced()
-    assert after["legal"] == view["legal"], "the move given up was played"
-
-
-def iter_legal(page: Any) -> Iterator[str]:
-    """Selectors of what the player may do now (a card, else a button)."""
-    cards = page.eval_on_selector_all(
-        "#hand button[data-card]:not(:disabled)", "(bs) => bs.map((b) => b.dataset.card)"
-    )
-    for card in cards:
-        yield f'#hand button[data-card="{card}"]'
-    for action in ("pass", "bid", "trump", "call", "discard"):
-        yield f'#actions button[data-action="{action}"]:not(:disabled)'
-
-
-# ------------------------------------------------------------------ numbers, first load
-
-
-@pytest.mark.timeout(900)
-def test_the_score_sheet_numbers_hands_as_the_history_does(
-    server: RunningServer, pages: PageFactory
-) -> None:
+def test_every_club_page(server: RunningServer, pages: PageFactory) -> None:
+    """axe-core on the club's pages too: a member's page, the page of someone invited,
+    and, after a club game, the standings with the rating chart and the archive's review."""
     page = pages()
     hold(page, 1200)
     table = Table(page)
-    create_room(page, server, "wisconsin4", target=5)
+    page.goto(server.base_url + "/")
+    page.fill("#new-club-name", "Thursday club")
+    page.fill("#new-club-me", "Ann")
+    page.click('button[data-action="create-club"]')
+    page.wait_for_url(re.compile(r"/c/[a-z2-7]{16}$"))
+    page.wait_for_selector("#club-name")
+    club = page.url
+    problems = axe_both(page, "club, a member's")
+    newcomer = pages()
+    newcomer.goto(page.input_value("#club-invite"))
+    newcomer.wait_for_selector("#club-join-name")
+    problems += axe_both(newcomer, "club, joining")
+    newcomer.close()
+    # A club game to its end, then the standings, the chart and the archive.
+    page.select_option("#club-room-variant", "wisconsin4")
+    page.fill("#club-room-target", "5")
+    page.click('button[data-action="club-room"]')
+    page.wait_for_url(re.compile(r"/r/[^/]+$"))
+    page.wait_for_selector("body[data-seq]")
     sit(page, "Ann", 0)
     fill_and_start(page)
-    games = 0
-    # A whole game and a hand of the next, at the shortest trick hold: about a minute
-    # on a quiet machine, several on a busy one (the suite runs in parallel).
-    deadline = time.monotonic() + 780
-    while True:
-        shot, view = table.synced()
-        assert time.monotonic() < deadline, view["phase"]
-        if view["phase"] == "game_over":
-            games += 1
-            page.click('button[data-action="rematch"]')
-            until(page, "() => document.body.dataset.phase !== 'game_over'")
-            continue
-        rows = page.locator("#sheet tbody tr").count()
-        if games == 1 and rows >= 1:
-            break
-        kinds = {a["type"] for a in view["legal"]}
-        if shot["held"] and "play" in kinds:
-            page.wait_for_selector("#table .trick-note", state="detached")
-            continue
-        acted = act(table, view) if kinds and 0 in (view["turn"] or []) else False
-        table.wait_change(shot["seq"])
-        if not acted:
-            page.wait_for_timeout(20)
-    until(page, "() => !document.querySelector('#sheet tbody td').textContent.includes('…')")
-    sheet = page.eval_on_selector_all(
-        "#sheet tbody tr", "(rs) => rs.map((r) => r.cells[0].textContent)"
-    )
-    page.click("#history summary")
-    page.wait_for_selector('#history .history-game[data-game="2"] tr[data-hand]')
-    second = page.eval_on_selector_all(
-        '#history .history-game[data-game="2"] tr[data-hand]',
-        "(rs) => rs.map((r) => r.dataset.hand)",
-    )
-    assert sheet == second[: len(sheet)], (sheet, second)
-    assert int(sheet[0]) > 1  # the room's numbers, not the game's
-
-
-def test_a_first_visit_downloads_the_client_once(server: RunningServer, pages: PageFactory) -> None:
-    page = pages()
-    by_worker: list[str] = []
-
-    def finished(request: Any) -> None:
-        # A request of the worker's that downloaded a body (one answered from the
-        # browser's HTTP cache downloaded nothing).
-        if request.service_worker is not None and request.sizes()["responseBodySize"] > 0:
-            by_worker.append(request.url)
-
-    page.context.on("requestfinished", finished)
-    page.goto(server.base_url + "/")
-    page.wait_for_selector('input[name="variant"]')
-    loaded = page.evaluate(
-        "() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)"
-        ".filter((p) => p.startsWith('/static/'))"
-    )
-    until(
-        page,
-        """async (want) => {
-          const names = await caches.keys();
-          if (names.length !== 1) return false;
-          const cache = await caches.open(names[0]);
-          const kept = (await cache.keys()).map((r) => new URL(r.url).pathname);
-          return want.every((p) => kept.includes(p));
-        }""",
-        loaded,
-    )
-    page.wait_for_timeout(500)
-    # Kept from the browser's HTTP cache: the worker downloaded none of the client again,
-    # and nothing the page did not load (sounds, the other languages).
-    again = [u for u in by_worker if "/static/" in u]
-    assert not again, again
+    drive(table, lambda v: v["phase"] == "game_over", limit=600)
+    page.goto(club)
+    page.select_option("#standings-variant", "wisconsin4")
+    page.locator('.standings-table tr[data-player]:has-text("Ann")').wait_for()
+    page.locator('figure[data-chart="ratings"]').wait_for()
+    game = page.locator("li.game").first
+    game.wait_for()
+    game.locator('button[data-action="game-hands"]').click()
+    game.locator('button[data-action="review-archived"]').first.wait_for()
+    problems += axe_both(page, "club, standings and archive")
+    game.locator('button[data-action="review-archived"]').first.click()
+    page.locator("#review-dialog .review").wait_for()
+    problems += axe_both(page, "club, an archived hand's review")
+    assert not problems, "\n".join(problems)

@@ -17,6 +17,7 @@ table trips over).
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 import threading
@@ -26,7 +27,7 @@ import pytest
 
 from tests.support import loopback
 from tests.support.browsers import PageFactory, Table, screenshot
-from tests.support.play import check_contract, drive, sit
+from tests.support.play import check_contract, drive, fill_and_start, sit
 from tests.support.servers import Client, Player, RunningServer, ServerFactory
 
 pytestmark = pytest.mark.browser
@@ -37,7 +38,8 @@ def create_from_home(page: Any, server: RunningServer, variant: str, name: str =
     page.goto(server.base_url + "/")
     page.check(f'input[name="variant"][value="{variant}"]')
     page.fill("#target", "5")
-    page.fill("#home-name", name)
+    if name:
+        page.fill("#home-name", name)
     page.click('button[data-action="create"]')
     page.wait_for_url(re.compile(r"/r/[^/]+$"))
     page.wait_for_selector("body[data-seq]")
@@ -56,7 +58,8 @@ def test_the_seat_follows_the_player_and_the_host_frees_an_absent_ones(
     pages: PageFactory, server: RunningServer
 ) -> None:
     ann = pages()
-    code = create_from_home(ann, server, "wisconsin4", "Ann")
+    code = create_from_home(ann, server, "wisconsin4")
+    sit(ann, "Ann", 0)  # as anyone sits (the creator's own seat: a test of its own)
     ann.wait_for_selector('.seat.me[data-seat="0"]')
     # Ann's seat on another device: a fresh browser opens her seat link.
     link = seat_link(ann)
@@ -76,6 +79,7 @@ def test_the_seat_follows_the_player_and_the_host_frees_an_absent_ones(
     bob.goto(f"{server.base_url}/r/{code}")
     sit(bob, "Bob", 2)
     ann.wait_for_selector('.seat[data-seat="2"] .seat-name:text-is("Bob")')
+    stored = bob.evaluate("localStorage.getItem('schmier.tokens')")
     bob.close()
     # Ann hosts: she sees Bob offline and frees his seat.
     free = ann.locator('button[data-action="free_seat"][data-seat="2"]')
@@ -90,6 +94,15 @@ def test_the_seat_follows_the_player_and_the_host_frees_an_absent_ones(
     again.click('button[data-action="join"][data-seat="2"]')
     again.wait_for_selector('.seat.me[data-seat="2"]')
     ann.wait_for_selector('.seat[data-seat="2"] .seat-name:text-is("Bob")')
+    # The freed seat's old token works no more: Bob's first browser, its storage back,
+    # is a spectator (the seat is his from the new browser only).
+    stale = pages()
+    stale.add_init_script(f"localStorage.setItem('schmier.tokens', {json.dumps(stored)})")
+    stale.goto(f"{server.base_url}/r/{code}")
+    stale.wait_for_selector("#join:not([hidden])")
+    assert stale.locator(".seat.me").count() == 0
+    again.wait_for_timeout(300)
+    assert again.locator('.seat.me[data-seat="2"]').count() == 1
 
 
 def test_one_name_per_table_said_next_to_the_field(
@@ -97,7 +110,8 @@ def test_one_name_per_table_said_next_to_the_field(
 ) -> None:
     pages.allow_console(r"status of 409")  # the join refused: the browser says so too
     ann = pages()
-    code = create_from_home(ann, server, "schmier6", "Sam")
+    code = create_from_home(ann, server, "schmier6")
+    sit(ann, "Sam", 0)  # as anyone sits (the creator's own seat: a test of its own)
     other = pages(viewport={"width": 375, "height": 667})
     other.goto(f"{server.base_url}/r/{code}")
     other.wait_for_selector("#join:not([hidden])")
@@ -157,7 +171,8 @@ def test_play_now_is_one_click_to_a_started_table(
 
 def test_leaving_asks_first(pages: PageFactory, server: RunningServer) -> None:
     page = pages()
-    create_from_home(page, server, "wisconsin4", "Ann")
+    create_from_home(page, server, "wisconsin4")
+    sit(page, "Ann", 0)  # as anyone sits (the creator's own seat: a test of its own)
     page.wait_for_selector('.seat.me[data-seat="0"]')
     page.click('button[data-action="leave"]')
     page.wait_for_selector('button[data-action="leave-confirm"]')
@@ -177,7 +192,8 @@ def test_leaving_asks_first(pages: PageFactory, server: RunningServer) -> None:
 
 def test_the_host_pauses_and_the_others_wait(pages: PageFactory, server: RunningServer) -> None:
     ann = pages()
-    code = create_from_home(ann, server, "wisconsin4", "Ann")
+    code = create_from_home(ann, server, "wisconsin4")
+    sit(ann, "Ann", 0)  # as anyone sits (the creator's own seat: a test of its own)
     bob = pages()
     bob_table = Table(bob)
     bob.goto(f"{server.base_url}/r/{code}")
@@ -235,7 +251,8 @@ def test_the_rematch_waits_for_everyone_and_the_host_changes_the_target(
 ) -> None:
     ann = pages()
     table = Table(ann)
-    code = create_from_home(ann, server, "wisconsin4", "Ann")
+    code = create_from_home(ann, server, "wisconsin4")
+    sit(ann, "Ann", 0)  # as anyone sits (the creator's own seat: a test of its own)
     with loopback.client(base_url=server.base_url) as http:
         token = http.post(f"/api/rooms/{code}/join", json={"name": "Bob", "seat": 2}).json()[
             "token"
@@ -276,9 +293,12 @@ def test_a_timer_left_alone(pages: PageFactory, server_factory: ServerFactory) -
     page.goto(server.base_url + "/")
     page.check('input[name="variant"][value="wisconsin4"]')
     page.select_option("#turn_seconds", "10")
-    page.fill("#home-name", "Ann")
-    page.click('button[data-action="play_now"]')
-    page.wait_for_selector("body[data-phase]:not([data-phase='lobby'])")
+    page.fill("#target", "5")
+    page.click('button[data-action="create"]')
+    page.wait_for_url(re.compile(r"/r/[^/]+$"))
+    page.wait_for_selector("body[data-seq]")
+    sit(page, "Ann", 0)
+    fill_and_start(page)
     page.check("#setting-sound")
     clock = page.locator("#turn-clock .turn-clock-text")
     clock.wait_for()

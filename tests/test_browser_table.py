@@ -205,7 +205,7 @@ def test_1_the_top_bar_and_the_banner_stay_in_sight_however_far_one_scrolls(
     page.wait_for_selector("body[data-connection='reconnecting']")
     assert page.evaluate(NEEDED, {"banner": "#banner"})["banner"] == []
     # And the moves, which cannot be sent now, do not look as if they could (dimmed; a
-    # tap says that nothing was sent: tests/test_browser_firsttime.py).
+    # tap says that nothing was sent: tests/test_browser_firstplay.py).
     until(
         page,
         """() => [...document.querySelectorAll('#actions button, #hand button')]

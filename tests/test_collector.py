@@ -235,3 +235,34 @@ async def test_a_full_collection_that_frees_nothing_backs_the_next_one_off(
         del live, more
     finally:
         await collector.aclose()
+
+
+async def test_a_heap_growing_with_its_tables_calls_no_full_collection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The heap is measured per member of the population (rooms and sockets): tables
+    opening, whose live data grows the heap in proportion to them, call no full
+    collection (at a thousand tables one stops every table for most of a second, and
+    frees nothing); the heap growing while the population stays still does."""
+    monkeypatch.setattr(collector_module, "GROWTH_CHECK_SECONDS", 0.05)
+    members = [1000]
+    histogram = pauses()
+    collector = Collector(
+        step=0.01, full=0, pauses=histogram, growth=0.25, population=lambda: members[0]
+    )
+    collector.start()
+    try:
+        await asyncio.sleep(0.2)
+        before = sys.getallocatedblocks()
+        tables = [[i] for i in range(before // 2)]
+        # As many more members as the heap grew: the heap per member stays the same.
+        members[0] = round(members[0] * sys.getallocatedblocks() / before)
+        await asyncio.sleep(0.3)
+        assert observed(histogram, "2") == 0
+        garbage = [[i] for i in range(sys.getallocatedblocks() // 2)]
+        await asyncio.sleep(0.3)
+        assert observed(histogram, "2") == 1
+        assert collector.longest_full > 0
+        del tables, garbage
+    finally:
+        await collector.aclose()

@@ -51,7 +51,7 @@ def stored(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 def test_moves_go_before_hints_and_an_overflow_is_refused() -> None:
     """One worker, held by a gate: the jobs waiting behind it start most urgent first
-    (moves, then analyses, then hints, each in order of arrival); past `queue_limit`
+    (moves, then hints, then analyses, each in order of arrival); past `queue_limit`
     waiting jobs below a move are refused at once, moves never; a cancelled job never
     runs."""
     pool = Pool(0, queue_limit=3)
@@ -77,7 +77,7 @@ def test_moves_go_before_hints_and_an_overflow_is_refused() -> None:
     gate.set()
     for future in [held, *hints, analysis, *moves]:
         future.result(timeout=30)
-    assert order == ["gate", *(f"move{k}" for k in range(5)), "analysis", "hint0", "hint1"]
+    assert order == ["gate", *(f"move{k}" for k in range(5)), "hint0", "hint1", "analysis"]
     assert pool.refused == 2 and pool.waiting() == 0
     asyncio.run(pool.close())
 

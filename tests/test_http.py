@@ -240,6 +240,15 @@ async def test_operators_metrics(redis_server: RunningServer) -> None:
         "schmier_leases_lost_total 0.0",
         "schmier_bus_messages_dropped_total 0.0",
         "schmier_limit_fallbacks_total 0.0",
+        # The bots' budgets (schmier/rooms/budget.py): nothing decided yet, full strength.
+        "schmier_bot_budget_ratio 1.0",
+        "schmier_bot_degraded 0.0",
+        "schmier_bot_degraded_seconds_total 0.0",
+        'schmier_bot_decisions_total{budget="full"} 0.0',
+        'schmier_bot_queue_depth{kind="move"} 0.0',
+        # What a full collection would walk, and the longest so far (none yet).
+        "schmier_gc_frozen_objects ",
+        "schmier_gc_full_longest_seconds 0.0",
     ):
         assert name in text, name
 
@@ -254,6 +263,8 @@ async def test_metrics_follow_the_rooms(server: RunningServer) -> None:
     assert float(values["schmier_live_rooms"]) == 1
     assert float(values["schmier_connected_sockets"]) == 1
     assert float(values["schmier_actions_applied_total"]) >= 2  # the join, the connection
+    # The collector freezes what lives on: the room and the socket are among it.
+    assert float(values["schmier_gc_frozen_objects"]) > 0
     await client.close()
 
 

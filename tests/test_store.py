@@ -173,8 +173,9 @@ async def test_ping_answers(store: RoomStore) -> None:
 #: The contract's methods (docs/architecture.md, "The store"); a method added to
 #: `RoomStore` must be added here too, so this list and the Protocol cannot drift apart.
 CONTRACT = (
-    "create", "load", "commit", "read_log", "add_chat", "read_chat", "exists", "delete",
-    "ping", "outbox_pending", "outbox_claim", "outbox_done", "outbox_stats", "aclose",
+    "create", "load", "commit", "read_log", "add_chat", "read_chat", "analysis_put",
+    "analysis_get", "exists", "delete", "ping", "outbox_pending", "outbox_claim",
+    "outbox_done", "outbox_stats", "aclose",
 )  # fmt: skip
 
 
@@ -194,6 +195,40 @@ async def test_stores_satisfy_the_protocol(store: RoomStore) -> None:
 
 
 # --- MemoryStore expiry, on an injected clock -------------------------------------------
+
+
+async def test_an_analysis_is_kept_with_its_room_and_goes_with_it(store: RoomStore) -> None:
+    assert not await store.analysis_put("GONE", 1, b"x")  # no room: nothing written
+    assert await store.analysis_get("GONE", 1) is None
+    assert not await store.exists("GONE")
+
+    await store.create("ROOM", b"v0")
+    assert await store.analysis_get("ROOM", 1) is None
+    assert await store.analysis_put("ROOM", 1, b"pending")
+    assert await store.analysis_put("ROOM", 1, b"\x00done\xff")
+    assert await store.analysis_put("ROOM", 2, b"two")
+    await store.commit("ROOM", 1, b"v1", [b"e1"])  # a commit keeps them
+    assert await store.analysis_get("ROOM", 1) == b"\x00done\xff"
+    assert await store.analysis_get("ROOM", 2) == b"two"
+    assert await store.load("ROOM") == Stored(version=1, snapshot=b"v1")
+
+    await store.delete("ROOM")
+    assert await store.analysis_get("ROOM", 1) is None
+    assert await store.create("ROOM", b"fresh")  # a new room under the code: none
+    assert await store.analysis_get("ROOM", 1) is None
+
+
+async def test_memory_an_analysis_expires_with_its_room() -> None:
+    clock = ManualClock()
+    store = MemoryStore(10.0, clock=clock)
+    await store.create("ROOM", b"v0")
+    assert await store.analysis_put("ROOM", 1, b"a")
+    clock.advance(8)
+    await store.commit("ROOM", 1, b"v1")
+    clock.advance(8)
+    assert await store.analysis_get("ROOM", 1) == b"a"  # renewed by the commit
+    clock.advance(2)
+    assert await store.analysis_get("ROOM", 1) is None
 
 
 async def test_memory_room_expires_after_ttl() -> None:
@@ -299,6 +334,8 @@ async def test_redis_room_and_log_expire(
     try:
         await store.create("ROOM", b"v0")
         await store.commit("ROOM", 1, b"v1", [b"e1"])
+        assert await store.analysis_put("ROOM", 1, b"kept")
+        assert 0 < await raw_redis.pttl(store.room_key("ROOM")) <= 300  # no expiry lost
         assert 0 < await raw_redis.pttl(store.log_key("ROOM")) <= 300
 
         for _ in range(30):  # wait at most 1.5 s for Redis to drop both keys
@@ -310,6 +347,7 @@ async def test_redis_room_and_log_expire(
         assert await store.load("ROOM") is None
         assert not await store.exists("ROOM")
         assert await store.read_log("ROOM") == []
+        assert await store.analysis_get("ROOM", 1) is None
         with pytest.raises(VersionConflict):
             await store.commit("ROOM", 2, b"v2")
     finally:

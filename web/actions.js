@@ -15,6 +15,7 @@ import { hintsOn } from "./bots.js";
 import { actionButton } from "./buttons.js";
 import { fillButton, seatList } from "./seats.js";
 import { gameOverParts } from "./rematch.js";
+import { optionText, points } from "./coachwords.js";
 
 const PHASES = {
   lobby: lobbyPanel,
@@ -78,7 +79,14 @@ function hintRow() {
     { class: "hint-row" },
     h("button", { type: "button", class: "secondary small", dataset: { action: "hint" }, onclick: askHint }, t("hint.ask")),
     hinted ? h("p", { class: "hint-text", role: "status" }, t("hint.suggest", { what: hintWords(hinted) })) : null,
+    hinted && room.hint.options ? hintWhy(room.hint.options) : null,
   );
+}
+
+/** Why the hint: the values of the options the bot's search weighed (points for your side). */
+function hintWhy(options) {
+  const values = options.map((o) => `${optionText(o.action)} ${points(o.value)}`).join(" · ");
+  return h("p", { class: "muted small hint-why", dataset: { hint: "why" } }, t("hint.why", { values }));
 }
 
 /** An action in words: what a hint suggests, what the bot played when time ran out. */

@@ -116,6 +116,20 @@ function gameSheet(data, game) {
           h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows)),
         )
       : h("p", { class: "muted" }, t("sheet.empty")),
+    accuracyLine(game),
+  );
+}
+
+/** The seats' accuracy over the game's hands the coach has weighed (none: nothing). */
+function accuracyLine(game) {
+  const seats = game.accuracy || [];
+  if (!seats.length) return null;
+  const hands = seats[0].hands;
+  return h(
+    "p",
+    { class: "muted small history-accuracy", dataset: { coach: "accuracy" } },
+    `${t("history.accuracy", { n: hands })} `,
+    seats.map((s) => `${s.name} ${num(Math.round(s.accuracy))}`).join(" · "),
   );
 }
 

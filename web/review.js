@@ -13,6 +13,7 @@ import { gameLabel } from "./games.js";
 import { stepsOf } from "./steps.js";
 import { dealPanel, handLine, middleOf, seatsAt } from "./handparts.js";
 import { transcript } from "./transcript.js";
+import { coachPanel } from "./coach.js";
 
 const SWIPE_PX = 40;
 
@@ -31,7 +32,7 @@ function stepTitle(step, count) {
  * if made; `onStep(i)` told of each step the viewer moves to). Returns `{el, go(delta),
  * goTo(i, quiet), key(event), steps, stage, at(), focus()}`.
  */
-export function reviewView(record, book, { code, outcome = null, step = 0, onStep = null } = {}) {
+export function reviewView(record, book, { code, outcome = null, step = 0, onStep = null, coach = Boolean(code) } = {}) {
   const { facts, steps } = stepsOf(record);
   const tricks = facts.tricks.length;
   const state = { at: Math.max(0, Math.min(steps.length - 1, step)) };
@@ -58,6 +59,7 @@ export function reviewView(record, book, { code, outcome = null, step = 0, onSte
     stage.dataset.kind = s.kind;
     first.disabled = prev.disabled = state.at === 0;
     next.disabled = last.disabled = state.at === steps.length - 1;
+    if (coaching) coaching.show(state.at);
   };
   // `quiet`: moved from outside (the shared review's leader), so `onStep` is not told.
   const goTo = (i, quiet = false) => {
@@ -68,6 +70,8 @@ export function reviewView(record, book, { code, outcome = null, step = 0, onSte
     if (onStep && !quiet) onStep(to);
   };
   const go = (delta) => goTo(state.at + delta);
+  // The coach (coach.js): a room's hand only, its analysis asked of the server.
+  const coaching = coach && code ? coachPanel(record, steps, code, goTo) : null;
   first.addEventListener("click", () => goTo(0));
   prev.addEventListener("click", () => go(-1));
   next.addEventListener("click", () => go(1));
@@ -92,6 +96,7 @@ export function reviewView(record, book, { code, outcome = null, step = 0, onSte
     ),
     h("div", { class: "review-nav", role: "toolbar", "aria-label": t("review.steps") }, first, prev, status, next, last),
     stage,
+    coaching ? coaching.el : null,
     h("p", { class: "muted small review-keys" }, t("review.keys")),
     dealPanel(record, outcome),
     exports(record, book, code, outcome),

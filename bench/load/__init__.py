@@ -6,7 +6,8 @@
 
 It plays like people, through the public protocol only (docs/protocol.md):
 it creates R rooms over HTTP, joins every seat, connects every seat as its own
-WebSocket client (no server-side bots) and says `hello` with the seat's token. Each
+WebSocket client and says `hello` with the seat's token (`--bots K`: the K highest
+seats are server bots instead, and their moves are timed, `bench/load/bots.py`). Each
 client then acts on its own turn (its seat in `view.turn`, `view.legal` non-empty)
 after a think time drawn uniformly from [T(1-j), T(1+j)] (T = 0: a closed loop),
 choosing uniformly from `legal` (a discard template becomes a random valid subset);
@@ -32,5 +33,6 @@ deleted afterwards) and stops it after; `--spawn baseline` starts
 one after the other (both on Redis unless `--memory`), and prints every figure's ratio
 (Schmier / baseline). `--storm` adds a reconnect storm after the window: every socket is
 dropped at once and reconnects at once; reported is the time until every one has its
-state again. Everything talks to 127.0.0.1 only.
+state again. `--open-rate N` and `--in-step` change how the tables open
+(`bench/load/opening.py`). Everything talks to 127.0.0.1 only.
 """

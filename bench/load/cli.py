@@ -17,6 +17,7 @@ from bench.load.report import table
 from bench.load.run import Run
 from bench.load.spawn import Spawned
 from bench.load.tally import SEATS, Options
+from schmier.engine.bots.levels import BY_NAME
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -69,6 +70,25 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--variant", choices=tuple(SEATS), default="schmier6")
     parser.add_argument("--think", type=float, default=0.0, help="mean think time, seconds")
     parser.add_argument("--jitter", type=float, default=0.5, help="think spread: T*(1±j)")
+    parser.add_argument(
+        "--think-dist",
+        choices=("uniform", "fixed", "exponential"),
+        default="uniform",
+        help="think times: uniform in T*(1±j), fixed T, or exponential of mean T",
+    )
+    opening = parser.add_mutually_exclusive_group()
+    opening.add_argument(
+        "--open-rate",
+        type=float,
+        default=0.0,
+        metavar="N",
+        help="open N tables a second, each starting once full (default: all together)",
+    )
+    opening.add_argument(
+        "--in-step",
+        action="store_true",
+        help="set every table up, then start them all within one second (as after a restart)",
+    )
     parser.add_argument("--duration", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--target", type=int, default=99, help="rules.target (0: default)")
@@ -85,6 +105,20 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default=0,
         help="also run N rooms of bots only, playing flat out (spawned Schmier: bot delay "
         "0), each watched by one socket; their changes/s are reported",
+    )
+    parser.add_argument(
+        "--bots",
+        type=int,
+        default=0,
+        help="server bots at every table, in its highest seats (the rest are simulated "
+        "humans); their moves' delay beyond --bot-delay is reported",
+    )
+    parser.add_argument("--bot-level", choices=tuple(BY_NAME), default="strong")
+    parser.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.8,
+        help="with --bots: the server's SCHMIER_BOT_DELAY (a spawned server gets it)",
     )
     parser.add_argument(
         "--pin",
@@ -106,6 +140,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--instances N > 1 needs --spawn with --redis (instances share rooms)")
     if args.instances > 1 and args.versus_baseline:
         parser.error("--instances is for Schmier alone, not --versus-baseline")
+    if not 0 <= args.bots < SEATS[args.variant]:
+        parser.error("--bots must leave at least one seat to a simulated human")
     if args.think < 0 or not 0 <= args.jitter <= 1:
         parser.error("--think must be >= 0 and --jitter in [0, 1]")
     args.server_cpus = None
@@ -146,6 +182,8 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
     urls, pids = args.url or [DEFAULT_URL], args.server_pid or []
     if spawn:
         env = dict(item.split("=", 1) for item in args.env)
+        if args.bots:
+            env.setdefault("SCHMIER_BOT_DELAY", str(args.bot_delay))
         extra = shlex.split(args.baseline_args)
         count = args.instances if spawn == "schmier" else 1
         try:
@@ -183,6 +221,12 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
         idle=args.idle,
         bot_rooms=args.bot_rooms if spawn != "baseline" else 0,
         machine_probe=args.machine_probe,
+        bots=args.bots,
+        bot_level=args.bot_level,
+        bot_delay=args.bot_delay if args.bots else 0.0,
+        open_rate=args.open_rate,
+        in_step=args.in_step,
+        think_dist=args.think_dist,
     )
     try:
         result = asyncio.run(Run(options).execute())
@@ -205,7 +249,10 @@ def main(argv: list[str] | None = None) -> int:
         for k in ("rooms", "variant", "think", "jitter", "duration", "warmup", "target", "seed")
     }
     config["client_deflate"] = args.client_deflate
+    config.update(open_rate=args.open_rate, in_step=args.in_step, think_dist=args.think_dist)
     config["bot_rooms"] = args.bot_rooms
+    if args.bots:
+        config.update(bots=args.bots, bot_level=args.bot_level, bot_delay=args.bot_delay)
     store_name = "redis" if args.redis else "memory"
     if args.versus_baseline:
         results = {

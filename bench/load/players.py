@@ -25,6 +25,7 @@ from websockets.asyncio.client import ClientConnection
 from bench.kit import rooms
 from bench.kit.client import encode, hello, open_socket
 from bench.kit.player import concrete
+from bench.load.bots import BotWatch
 from bench.load.tally import SEATS, Options, Tally
 
 STATE_HEAD = b'{"type":"state","seq":'
@@ -55,6 +56,12 @@ class Crowd:
         return f"{self.ws_bases[self.home[code]]}/ws/{code}"
 
     def think_delay(self, rng: random.Random) -> float:
+        """A think time of mean `think`: uniform in T(1±j), fixed, or exponential."""
+        dist = self.options.think_dist
+        if dist == "fixed":
+            return self.think
+        if dist == "exponential":
+            return rng.expovariate(1 / self.think)
         j = self.options.jitter
         return self.think * rng.uniform(1 - j, 1 + j)
 
@@ -137,6 +144,10 @@ class Player:
         self.last_progress = 0.0
         self.reader: asyncio.Task[None] | None = None
         self.stopping = False
+        self.may_start = True
+        """Whether this seat may send `start` (held back until the in-step start)."""
+        self.watch: BotWatch | None = None
+        """The table's bot moves, timed by its lowest seat when it has server bots."""
 
     async def connect(self) -> None:
         """Open the socket, say hello, and start reading (returns once a state came)."""
@@ -161,7 +172,7 @@ class Player:
                 if tally.measuring and tally.window_end == float("inf"):
                     tally.frames += 1
                     tally.bytes += len(raw)
-                if raw.startswith(STATE_HEAD) and NOTHING_LEGAL in raw:
+                if self.watch is None and raw.startswith(STATE_HEAD) and NOTHING_LEGAL in raw:
                     # Most states are another seat's move: nothing to choose from, so
                     # only the sequence number is read (parsing and freeing every view
                     # was a third of the generator's time, which it needs to keep up
@@ -172,8 +183,10 @@ class Player:
                 frame = orjson.loads(raw)
                 kind = frame.get("type")
                 if kind == "state":
+                    if self.watch is not None:
+                        self.watch.state(frame["seq"], frame["view"], time.perf_counter())
                     self._state(frame["seq"], frame["view"])
-                    await self._consider()
+                    await self.consider()
                 elif kind == "error":
                     if tally.measuring:
                         tally.errors[str(frame.get("code"))] += 1
@@ -233,20 +246,35 @@ class Player:
             lowest = min(s["seat"] for s in view["seats"] if s.get("kind") != "empty")
             if view["you"] != lowest:
                 return None
+            seats, o = view["seats"], self.crowd.options
+            empty = [
+                k for k in range(len(seats) - o.bots, len(seats)) if seats[k]["kind"] == "empty"
+            ]
+            if empty:
+                return {"type": "add_bot", "seat": empty[0], "bot": o.bot_level}
+            if not self.may_start:
+                return None
             return next((a for a in legal if a["type"] == "start"), None)
         if view["you"] not in view["turn"]:
             return None
         return concrete(self.rng.choice(legal), self.rng)
 
-    async def _consider(self) -> None:
+    async def consider(self) -> None:
         if self.sent_at is not None or self.timer is not None or self.stopping:
             return
         if self.crowd.options.idle or self._chosen() is None:
             return
-        if self.crowd.think <= 0:
+        if self.crowd.think <= 0 or self._adds_bot():
             await self._send()
         else:
             self._schedule(self.crowd.think_delay(self.rng))
+
+    def _adds_bot(self) -> bool:
+        """Whether this seat's next action is in the lobby of a table that fills with
+        bots or opens paced or in step: sent at once, without a think time."""
+        view, o = self.view, self.crowd.options
+        at_once = o.bots or o.in_step or o.open_rate > 0
+        return bool(at_once and view and view["phase"] == "lobby")
 
     def _schedule(self, delay: float) -> None:
         if self.timer is None and not self.stopping:

@@ -136,6 +136,31 @@ LOOP_LAG_HISTOGRAM = "schmier_loop_lag_seconds"
 
 Histograms = dict[str, dict[float, float]]
 
+FROZEN = "schmier_gc_frozen_objects"
+"""Schmier's count of the objects its collector froze: what a full collection walks."""
+
+LONGEST_FULL = "schmier_gc_full_longest_seconds"
+"""Schmier's longest full collection since it started."""
+
+
+async def gauges(bases: list[str], names: tuple[str, ...]) -> dict[str, float]:
+    """Unlabelled gauges of the servers' `/metrics` (summed; the largest for a
+    `_longest_` one), by name; a name no server has is left out."""
+    found: dict[str, float] = {}
+    for base in bases:
+        try:
+            async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+                text = (await http.get("/metrics")).text
+        except httpx.HTTPError:
+            continue
+        for line in text.splitlines():
+            name, _, value = line.partition(" ")
+            if name in names:
+                seen = float(value)
+                old = found.get(name, 0.0)
+                found[name] = max(old, seen) if "_longest_" in name else old + seen
+    return found
+
 
 async def server_histograms(bases: list[str]) -> Histograms:
     """The servers' own histograms of action latency and loop lag (cumulative counts

@@ -8,21 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import contextlib
 import gc
-import random
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
-from bench.kit import rooms
 from bench.kit.procstat import Sampler, memory_kib, own_cpu_seconds
-from bench.load import probes
-from bench.load.players import BotRoom, Crowd, Player
-from bench.load.tally import SEATS, Options
+from bench.load import bots, probes
+from bench.load.opening import Tables
+from bench.load.storm import storm
 
 RSS_SERIES_SECONDS = 30.0
 """With a window of a minute or more, the server's RSS is reported every this often."""
@@ -46,6 +40,8 @@ class Window:
     own_cpu0: float
     tcp0: int | None
     steal0: float | None
+    bots0: bots.ServerBots | None = None
+    queue_depths: list[float] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)
     elapsed: float = 0.0
     own_cpu: float = 0.0
@@ -54,77 +50,8 @@ class Window:
     server_cpu: float | None = None
 
 
-class Run(Crowd):
+class Run(Tables):
     """One measured load against one server."""
-
-    def __init__(self, options: Options) -> None:
-        super().__init__(options)
-        self.players: list[Player] = []
-        self.idle_rss: dict[str, int] = {}
-        self.bot_tasks: list[asyncio.Task[None]] = []
-        self.bot_http: httpx.AsyncClient | None = None
-
-    async def _seat_room(self, http: httpx.AsyncClient, index: int) -> list[Player]:
-        o = self.options
-        code = await rooms.create_room(http, o.variant, self.rules())
-        self.home[code] = index % len(self.bases)
-        players = []
-        for seat in range(SEATS[o.variant]):
-            taken, token = await rooms.join(http, code, f"P{index}-{seat}", seat)
-            rng = random.Random(f"{o.seed}/{index}/{seat}")
-            players.append(Player(self, code, taken, token, rng))
-        return players
-
-    async def setup(self) -> float:
-        """Create, join and connect every room; the seconds it took."""
-        o = self.options
-        started = time.perf_counter()
-        gate = asyncio.Semaphore(o.setup_concurrency)
-        limits = httpx.Limits(max_connections=o.setup_concurrency)
-        async with contextlib.AsyncExitStack() as stack:
-            clients = [
-                await stack.enter_async_context(
-                    httpx.AsyncClient(base_url=base, timeout=60, limits=limits)
-                )
-                for base in self.bases
-            ]
-
-            async def one(index: int) -> list[Player]:
-                async with gate:
-                    return await self._seat_room(clients[index % len(clients)], index)
-
-            seated = await asyncio.gather(*(one(i) for i in range(o.rooms)))
-        self.players = [p for room in seated for p in room]
-        if o.idle and o.server_pids:
-            await asyncio.sleep(1.0)
-            self.idle_rss["rooms"] = probes.rss(o.server_pids)
-        # Seat by seat, so a room's lowest seat (which starts the game) connects last
-        # and every room starts only once all its players are there.
-        order = sorted(self.players, key=lambda p: -p.seat)
-
-        async def connect(player: Player) -> None:
-            async with gate:
-                try:
-                    await player.connect()
-                except Exception as exc:
-                    # Counted and reported: a server that cannot seat everybody has
-                    # failed the run, but the figures of the others still say how.
-                    self.tally.setup_failures[type(exc).__name__] += 1
-
-        await asyncio.gather(*(connect(p) for p in order))
-        self.start_bot_rooms()
-        return time.perf_counter() - started
-
-    def start_bot_rooms(self) -> None:
-        """Start the bots-only rooms (after the players are seated, before the warm-up)."""
-        if not self.options.bot_rooms:
-            return
-        self.bot_http = httpx.AsyncClient(base_url=self.bases[0], timeout=60)
-        loop = asyncio.get_running_loop()
-        self.bot_tasks = [
-            loop.create_task(BotRoom(self, i).play(self.bot_http))
-            for i in range(self.options.bot_rooms)
-        ]
 
     async def _warm_up(self) -> float:
         """Wait out the warm-up and stop the generator's own collector; the seconds its
@@ -164,15 +91,26 @@ class Run(Crowd):
             sampler.start()
         tcp0 = probes.tcp_timeouts()
         steal0 = probes.steal_seconds()
+        bots0 = await bots.read(self.bases, pids) if self.options.bots else None
         t0 = self.tally.window_start = time.perf_counter()
         self.tally.measuring = True
-        return Window(t0, collected_in, samplers, server_hist0, server_cpu0, own_cpu0, tcp0, steal0)
+        for player in self.players:
+            if player.watch is not None:
+                player.watch.window = (t0, float("inf"))
+        window = Window(
+            t0, collected_in, samplers, server_hist0, server_cpu0, own_cpu0, tcp0, steal0
+        )
+        window.bots0 = bots0
+        return window
 
     def _close(self, window: Window) -> None:
         """Close the window and take the readings at its end."""
         pids = self.options.server_pids
         self.tally.window_end = time.perf_counter()
         window.elapsed = self.tally.window_end - window.t0
+        for player in self.players:
+            if player.watch is not None:
+                player.watch.window = (window.t0, self.tally.window_end)
         window.own_cpu = own_cpu_seconds() - window.own_cpu0
         window.tcp1 = probes.tcp_timeouts()
         window.steal1 = probes.steal_seconds()
@@ -183,14 +121,17 @@ class Run(Crowd):
         o = self.options
         window = await self._open(await self._warm_up())
         probe = asyncio.create_task(probes.loop_lag(window.lags))
+        queue = asyncio.create_task(bots.sample_queue(self.bases, window.queue_depths))
         machine = await probes.start_pause_probes(o.duration) if o.machine_probe else []
         try:
             await asyncio.sleep(o.duration)
             self._close(window)
+            bots1 = await bots.read(self.bases, o.server_pids) if o.bots else None
             await self._answered(GRACE)
         finally:
             self.tally.measuring = False
             probe.cancel()
+            queue.cancel()
             gc.enable()
             gc.unfreeze()
         pauses = await probes.pause_probe_results(machine, window.t0)
@@ -201,10 +142,21 @@ class Run(Crowd):
         if pauses is not None:
             result.update(pauses)
         result.update(self._bot_figures(window.elapsed))
+        if window.bots0 is not None and bots1 is not None:
+            delays = self.bot_delays.delays
+            result.update(
+                bots.figures(delays, window.bots0, bots1, window.queue_depths, window.elapsed)
+            )
         window.lags.sort()
         result["generator_lag_p99_ms"] = probes.pct(window.lags, 99)
         result["generator_lag_max_ms"] = round(window.lags[-1] * 1000, 2) if window.lags else None
         result.update(probes.server_side(window.server_hist0, server_hist1))
+        heap = await probes.gauges(self.bases, (probes.FROZEN, probes.LONGEST_FULL))
+        if heap:
+            result["server_frozen_objects"] = int(heap.get(probes.FROZEN, 0))
+            result["server_full_collection_longest_ms"] = round(
+                1000 * heap.get(probes.LONGEST_FULL, 0.0), 1
+            )
         return result
 
     def _figures(self, w: Window) -> dict[str, Any]:
@@ -321,43 +273,6 @@ class Run(Crowd):
                 return
             await asyncio.sleep(0.01)
 
-    async def storm(self) -> dict[str, Any]:
-        """Drop every socket at once, reconnect every one at once; time until all have
-        their state again."""
-        self.stopping = True  # the drops are ours, not the server's
-        for p in self.players:
-            p.drop()
-        await asyncio.gather(
-            *(p.reader for p in self.players if p.reader is not None), return_exceptions=True
-        )
-        self.stopping = False
-        done: list[float] = []
-        failed: Counter[str] = Counter()
-        started = time.perf_counter()
-
-        async def again(player: Player) -> None:
-            try:
-                await player.connect()
-            except Exception as exc:
-                failed[type(exc).__name__] += 1
-                return
-            if player.view is None or not player.has_state.is_set():
-                failed["no_state"] += 1
-                return
-            done.append(time.perf_counter() - started)
-
-        await asyncio.gather(*(again(p) for p in self.players))
-        total = time.perf_counter() - started
-        done.sort()
-        return {
-            "sockets": len(self.players),
-            "reconnected": len(done),
-            "failed": dict(failed),
-            "all_seconds": round(total, 3),
-            "p50_ms": probes.pct(done, 50),
-            "p99_ms": probes.pct(done, 99),
-        }
-
     async def idle(self, rss0: int | None) -> dict[str, Any]:
         """Memory only: rooms joined but idle, then every seat connected, nobody acting.
 
@@ -367,12 +282,24 @@ class Run(Crowd):
         o = self.options
         if not o.server_pids or rss0 is None:
             raise SystemExit("--idle needs the server's pid (--server-pid or --spawn)")
+        objects0 = (await probes.gauges(self.bases, (probes.FROZEN,))).get(probes.FROZEN)
         setup = await self.setup()
         await asyncio.sleep(2.0)
         after = probes.rss(o.server_pids)
+        objects = (await probes.gauges(self.bases, (probes.FROZEN,))).get(probes.FROZEN)
         joined = self.idle_rss["rooms"]
         sockets = len(self.players)
+        tracked = {}
+        if objects0 is not None and objects is not None:
+            # Tracked objects frozen by the server's collector: what a full collection walks.
+            with_rooms = self.idle_objects.get("rooms", objects0)
+            tracked = {
+                "objects_per_idle_room": round((with_rooms - objects0) / o.rooms, 1),
+                "objects_per_socket": round((objects - with_rooms) / sockets, 1),
+                "server_frozen_objects": int(objects),
+            }
         return {
+            **tracked,
             "rooms": o.rooms,
             "sockets": sockets,
             "setup_s": round(setup, 2),
@@ -409,10 +336,11 @@ class Run(Crowd):
             setup = await self.setup()
             result = await self.measure()
             result["setup_s"] = round(setup, 2)
+            result.update(self.opening())
             if rss0 is not None:
                 result["server_rss_before_mb"] = round(rss0 / 1024, 1)
             if self.options.storm:
-                result["storm"] = await self.storm()
+                result["storm"] = await storm(self, self.players)
         finally:
             await self.teardown()
         return result

@@ -31,6 +31,17 @@ class Options:
     idle: bool = False
     bot_rooms: int = 0
     machine_probe: bool = False
+    bots: int = 0
+    """Server bots at each table, in its highest seats (`--bots`)."""
+    bot_level: str = "strong"
+    bot_delay: float = 0.0
+    """The server's SCHMIER_BOT_DELAY, subtracted from each bot move's delay."""
+    open_rate: float = 0.0
+    """Tables opened per second, each starting once full (0: all together)."""
+    in_step: bool = False
+    """Every table set up first, then all started within one second."""
+    think_dist: str = "uniform"
+    """`uniform` in T(1±jitter), `fixed` T, or `exponential` of mean T."""
 
 
 @dataclass

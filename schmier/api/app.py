@@ -11,6 +11,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from schmier import __version__, fdlimit
+from schmier.api.analysis import router as analysis_router
 from schmier.api.clubaccess import ClubService
 from schmier.api.clubs import router as club_router
 from schmier.api.http import Limits, page_routes, router, web_directory
@@ -21,7 +22,7 @@ from schmier.api.wireframes import FrameWriter
 from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
 from schmier.cluster.node import default_instance_id
-from schmier.collector import Collector
+from schmier.collector import Collector, HeapMetrics
 from schmier.config import Settings
 from schmier.engine.bots import levels
 from schmier.ledger.archiver import Archiver
@@ -30,6 +31,7 @@ from schmier.logs import configure, event
 from schmier.looplag import LoopLag
 from schmier.metrics import Metrics
 from schmier.rooms import Rooms
+from schmier.rooms.analyses import Analyses
 from schmier.store import RedisStore, RoomStore, open_store
 
 SOCKET_PATH = re.compile(r"/ws/([^/]+)")
@@ -115,13 +117,16 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     owner = node.instance if node is not None else default_instance_id()
     archiver = Archiver(the_store, rooms.archive, database, metrics, owner)
     limits = Limits.for_store(settings, the_store, metrics)
+    analyses = Analyses(the_store, rooms.pool, settings)
 
     collector = Collector(
         settings.gc_step_ms / 1000,
         settings.gc_full_seconds,
         metrics.gc_pauses,
         growth=settings.gc_full_growth / 100,
+        population=lambda: len(rooms.live) + metrics.open_sockets,
     )
+    metrics.registry.register(HeapMetrics(collector))
     lag = LoopLag(metrics.loop_lag.observe)
 
     @asynccontextmanager
@@ -142,6 +147,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         finally:
             await lag.aclose()
             await collector.aclose()
+            await analyses.close()
             # Stopping the actors frees their leases and tells the instances following
             # their rooms, which take them over at once (a graceful hand-over).
             await rooms.stop_all()
@@ -167,8 +173,10 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     app.state.limits = limits
     app.state.database = database
     app.state.archiver = archiver
+    app.state.analyses = analyses
     app.state.clubs = ClubService(database, rooms, limits, settings, the_store, metrics)
     app.include_router(router)
+    app.include_router(analysis_router)
     app.include_router(club_router)
     web = web_directory()
     if web is not None:

@@ -31,6 +31,7 @@ from schmier.protocol import (
     protocol_schema,
 )
 from schmier.rooms import JoinRefused, Rooms, ShuttingDown, UnknownRoom
+from schmier.rooms.analyses import game_accuracy
 from schmier.rooms.codes import normalise_code
 from schmier.rooms.history import room_history
 from schmier.rooms.records import Book
@@ -244,8 +245,15 @@ async def hand_record(code: str, n: str, request: Request) -> dict[str, Any]:
 
 @router.get("/api/rooms/{code}/history", response_model=RoomHistory)
 async def history(code: str, request: Request) -> dict[str, Any]:
-    """The room's games with their score sheets, and each player name's statistics."""
-    return room_history(await _book(request, code))
+    """The room's games with their score sheets, and each player name's statistics (and
+    each game's accuracy per seat over its analysed hands)."""
+    book = await _book(request, code)
+    history = room_history(book)
+    try:
+        await game_accuracy(_rooms(request).store, book.code, history)
+    except StoreError:
+        raise HTTPException(503, "store unavailable") from None
+    return history
 
 
 @router.get("/healthz")

@@ -147,6 +147,7 @@ async def websocket_endpoint(ws: WebSocket, code: str, writer: FrameWriter | Non
         return
     await ws.accept()
     metrics.sockets.inc()
+    metrics.open_sockets += 1
     peer = SocketPeer(ws, writer)
     actor: LiveRoom | None = None
     try:
@@ -161,6 +162,7 @@ async def websocket_endpoint(ws: WebSocket, code: str, writer: FrameWriter | Non
         if peer.writer is not None:
             peer.writer.cancel()
         metrics.sockets.dec()
+        metrics.open_sockets -= 1
 
 
 async def _receive_text(ws: WebSocket, peer: SocketPeer) -> str | None:

@@ -114,6 +114,21 @@ class SheetHand(_Out):
     """Which seat earned each point (None for `game`, which a side wins)."""
 
 
+class SeatAccuracy(_Out):
+    """A seat's accuracy over the game's analysed hands (docs/protocol.md, "Analysis of a
+    finished hand")."""
+
+    seat: int
+    name: str
+    accuracy: float
+    """0 to 100: the mean of its decisions' accuracies over those hands."""
+    loss: float
+    """Points left on the table over those hands."""
+    decisions: int
+    hands: int
+    """The game's hands analysed so far (an analysis is made when someone asks for it)."""
+
+
 class GameSheet(_Out):
     """One game of the room: its score sheet."""
 
@@ -125,6 +140,8 @@ class GameSheet(_Out):
     """The scores after its last finished hand."""
     over: bool
     winners: list[int] | None
+    accuracy: list[SeatAccuracy] = []
+    """Per seat, over the game's hands analysed so far (none: nothing analysed)."""
 
 
 class PlayerStats(_Out):

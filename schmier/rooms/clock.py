@@ -41,6 +41,21 @@ class Due(NamedTuple):
     seat: int | None
 
 
+BOT_DELAY_SPREAD = 0.2
+"""A bot's delay is up to this share shorter from turn to turn (never longer: a move
+late by the workers' queue is measured from `bot_delay`): tables that started, or
+resumed after a restart, at the same moment then drift apart instead of sending their
+bots' moves to the workers in bursts, turn after turn."""
+
+
+def spread(seat: int, since: float) -> float:
+    """The factor on the bot delay of the turn of `seat` that began at `since`: within
+    1 - `BOT_DELAY_SPREAD` and 1, the same however often it is asked (a hash, not a draw
+    from the room's random source, which the game's log replays)."""
+    fraction = (hash((seat, since)) & 0xFFFF) / 0xFFFF
+    return 1 - BOT_DELAY_SPREAD * fraction
+
+
 @dataclass
 class Clock:
     """The timing state of one live room (lost on a restart, which starts it afresh)."""
@@ -253,7 +268,7 @@ class Clock:
             return None
         kind = record.seats[seat].kind
         if kind == "bot" or seat in self.autopilot:
-            return since + self.settings.bot_delay
+            return since + self.settings.bot_delay * spread(seat, since)
         if kind != "human":
             return None
         times = []

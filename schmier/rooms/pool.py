@@ -1,4 +1,4 @@
-"""The server's worker pool for bot decisions, hints (and, later, analyses): fair shares.
+"""The server's worker pool for bot decisions, hints and analyses: fair shares.
 
 Every room of a server decides in the same few workers (one on a two-core box), so the
 pool is a shared resource that one player must not be able to take from the others.
@@ -6,10 +6,10 @@ Three rules make it fair:
 
 - **Priorities.** A job waits in the pool's own queue, not in the executor's, and a
   free worker always takes the most urgent job waiting: a bot's (or an away player's)
-  move, which a whole table is waiting for, before an analysis, before a hint, which
-  only its asker waits for; first come, first served within a priority. At most
-  `capacity` jobs are in the executor at once, so a move never queues behind more
-  than the jobs already running.
+  move, which a whole table is waiting for, before a hint, which only its asker waits
+  for, before one decision of a finished hand's analysis; first come, first served
+  within a priority. At most `capacity` jobs are in the executor at once, so a move
+  never queues behind more than the jobs already running.
 - **A bounded queue, refused rather than waited on.** Jobs below `MOVE` may wait only
   while fewer than `queue_limit` of them are waiting; past that `submit` raises `Busy`
   at once and the room answers `rate_limited`. Moves are never refused: a room asks for
@@ -17,7 +17,9 @@ Three rules make it fair:
 - **Cancelled means gone.** A waiting job whose future was cancelled (its room moved
   on, or stopped) never reaches a worker.
 
-Hints are also limited per seat and per room before they get here (`thinking.py`).
+Hints are also limited per seat and per room before they get here (`thinking.py`). How
+much a search may think is chosen as its job leaves the queue (`budget.py`): less when
+moves queue, so that a busy server's bots play weaker rather than later.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-from schmier.engine import bots
 from schmier.logs import event
+from schmier.rooms import budget
 
 Answer = dict[str, Any]
 
@@ -49,20 +51,21 @@ class Priority(IntEnum):
 
     MOVE = 0
     """A bot's move, or an away or idle player's: the whole table waits for it."""
-    ANALYSIS = 1
-    """A finished game's analysis: nobody is blocked by it, but it was asked for."""
-    HINT = 2
+    HINT = 1
     """A player's question about their own turn: only the asker waits."""
+    ANALYSIS = 2
+    """One decision of a finished hand's analysis: a review waits, never a table."""
 
 
 class Busy(Exception):
     """The pool's queue is full: the job is refused, not queued."""
 
 
-def work(policy: str, view: dict[str, Any], seed: int) -> Answer:
-    """What a worker runs: the policy's answer to the view, from a random source of its
-    own seeded with `seed` (the same view and seed give the same answer anywhere)."""
-    return bots.choose(policy, view, random.Random(seed))
+def work(policy: str, view: dict[str, Any], seed: int, ratio: float = 1.0) -> Answer:
+    """What a worker runs: the policy's answer to the view with `ratio` of its full
+    budget (`budget.decide`), from a random source of its own seeded with `seed` (the
+    same view, seed and ratio give the same answer anywhere)."""
+    return budget.decide(policy, view, random.Random(seed), ratio)
 
 
 #: How often a worker looks whether the server that started it is still there.
@@ -101,6 +104,9 @@ class _Ticket:
     number: int
     call: tuple[Callable[..., Answer], tuple[Any, ...]] = field(compare=False)
     future: Future[Answer] = field(compare=False)
+    asked: float = field(compare=False, default_factory=time.monotonic)
+    step: budget.Step | None = field(compare=False, default=None)
+    """The budget a search decision got as it left the queue (None: not a search)."""
 
 
 class Pool:
@@ -114,7 +120,9 @@ class Pool:
     `MOVE` may wait for a worker.
     """
 
-    def __init__(self, workers: int, nice: int = 0, queue_limit: int = 32) -> None:
+    def __init__(
+        self, workers: int, nice: int = 0, queue_limit: int = 32, slack: float = 0.5
+    ) -> None:
         self.workers = workers
         self.nice = nice
         self.capacity = max(1, workers)
@@ -130,6 +138,8 @@ class Pool:
         """How many times a broken pool was replaced."""
         self.refused = 0
         """How many jobs were refused because the queue was full."""
+        self.budgets = budget.Budgets(slack)
+        """The budget each search decision gets (``SCHMIER_BOT_SLACK``: `slack`)."""
 
     @property
     def executor(self) -> Executor:
@@ -191,8 +201,36 @@ class Pool:
 
     def waiting(self) -> int:
         """Jobs waiting for a worker now (cancelled ones not counted)."""
+        return sum(self.waiting_by_kind())
+
+    def waiting_by_kind(self) -> tuple[int, int]:
+        """(moves, other jobs) waiting for a worker now (cancelled ones not counted)."""
         with self._lock:
-            return sum(1 for t in self._waiting if not t.future.cancelled())
+            live = [t for t in self._waiting if not t.future.cancelled()]
+        moves = sum(1 for t in live if t.priority == Priority.MOVE)
+        return moves, len(live) - moves
+
+    def _budgeted(self, ticket: _Ticket) -> tuple[Any, ...]:
+        """The arguments of `ticket`'s call, with the budget of a search decision chosen
+        now that it leaves the queue (`budget.Budgets.choose`)."""
+        function, args = ticket.call
+        if function is not work or args[0] not in budget.SCALED:
+            return args
+        now = time.monotonic()
+        with self._lock:
+            behind = [
+                t.asked
+                for t in self._waiting
+                if t.priority == Priority.MOVE and not t.future.cancelled()
+            ]
+        queue = budget.Queue(
+            waited=now - ticket.asked,
+            behind=len(behind),
+            oldest_behind=now - min(behind) if behind else 0.0,
+            workers=self.capacity,
+        )
+        ticket.step = self.budgets.choose(ticket.priority == Priority.MOVE, queue)
+        return (*args[:3], ticket.step.ratio)
 
     def _queued_below_moves(self) -> int:
         """Jobs below `MOVE` waiting (called with the lock held); drops cancelled ones."""
@@ -207,7 +245,9 @@ class Pool:
         if not ticket.future.set_running_or_notify_cancel():
             self._next()
             return
-        function, args = ticket.call
+        function, _ = ticket.call
+        args = self._budgeted(ticket)
+        started = time.monotonic()
         try:
             executor = self.executor
             try:
@@ -220,11 +260,15 @@ class Pool:
             ticket.future.set_exception(exc)
             self._next()
             return
-        inner.add_done_callback(lambda done: self._finished(ticket, executor, done))
+        inner.add_done_callback(lambda done: self._finished(ticket, executor, done, started))
 
-    def _finished(self, ticket: _Ticket, executor: Executor, done: Future[Answer]) -> None:
+    def _finished(
+        self, ticket: _Ticket, executor: Executor, done: Future[Answer], started: float
+    ) -> None:
         """A worker is done with `ticket` (called in a pool thread): pass the outcome on,
         then let the next job waiting have the worker."""
+        if ticket.step is not None and not done.cancelled() and done.exception() is None:
+            self.budgets.done(ticket.step, time.monotonic() - started)
         if done.cancelled():
             ticket.future.set_exception(RuntimeError("the bot pool is shut down"))
         elif (exc := done.exception()) is not None:

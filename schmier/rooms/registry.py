@@ -88,9 +88,10 @@ class Rooms:
     ) -> None:
         self.store = store
         self.pool = pool or thinking.Pool(
-            settings.thinking_workers, settings.bot_nice, settings.think_queue
+            settings.thinking_workers, settings.bot_nice, settings.think_queue, settings.bot_slack
         )
         """The workers every room's bots decide in (`thinking.py`)."""
+        metrics.registry.register(self.pool.budgets.collector(self.pool.waiting_by_kind))
         self.settings = settings
         self.metrics = metrics
         self.opener: RoomOpener | None = None

@@ -40,6 +40,7 @@ import orjson
 
 from schmier import engine
 from schmier.engine.bots import levels
+from schmier.engine.bots.explain import explain
 from schmier.limits import TokenBucket
 from schmier.logs import event, failure
 from schmier.rooms import autoplay, table
@@ -92,8 +93,12 @@ class _Hints:
 
 
 def hint_frame(version: int, action: Answer) -> bytes:
-    """The protocol's `hint` frame."""
-    return orjson.dumps({"type": "hint", "seq": version, "action": action})
+    """The protocol's `hint` frame (with the `options` the search weighed, if any)."""
+    frame: dict[str, Any] = {"type": "hint", "seq": version, "action": action}
+    if "options" in action:
+        frame["action"] = {k: v for k, v in action.items() if k != "options"}
+        frame["options"] = action["options"]
+    return orjson.dumps(frame)
 
 
 class Thinking:
@@ -197,7 +202,10 @@ class Thinking:
     ) -> None:
         seed = rng.getrandbits(64)
         try:
-            future = self._pool.submit(policy, view, seed, priority)
+            if askers is None:
+                future = self._pool.submit(policy, view, seed, priority)
+            else:  # a hint says why: the values of the options weighed
+                future = self._pool.call(explain, (policy, view, seed), priority)
         except RuntimeError as exc:  # shut down under a room still running: fall back
             future = Future()
             future.set_exception(exc)
@@ -226,6 +234,7 @@ class Thinking:
         if job.future.cancelled():
             return None
         answer = self._answer(record, job)
+        options = None if answer is None else answer.pop("options", None)
         state = record.state
         if state is not job.state or job.seat not in engine.turn(state):
             return None
@@ -235,6 +244,8 @@ class Thinking:
             answer = None
         if job.askers is not None:
             hint = answer or autoplay.fallback_action(legal)
+            if answer is not None and options:
+                hint = {**hint, "options": options}
             self._hints.answered[job.seat] = (state, hint)
             for asker in job.askers:
                 if asker in self._peers and asker.seat == job.seat:

@@ -148,6 +148,16 @@ class RoomStore(Protocol):
         """The kept chat lines, oldest first; [] for an unknown room."""
         ...
 
+    async def analysis_put(self, code: str, n: int, data: bytes) -> bool:
+        """Keep `data` (opaque: a finished hand's analysis, or its progress) as the room's
+        analysis of hand `n`, replacing any; False (and no write) when the room does not
+        exist. It expires and is deleted with the room, and renews nothing."""
+        ...
+
+    async def analysis_get(self, code: str, n: int) -> bytes | None:
+        """The room's kept analysis of hand `n`, or None."""
+        ...
+
     async def exists(self, code: str) -> bool:
         """Whether a room with this code is stored (and not expired)."""
         ...

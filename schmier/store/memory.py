@@ -31,6 +31,7 @@ class _Room:
     expires_at: float
     log: list[bytes] = field(default_factory=list)
     chat: list[bytes] = field(default_factory=list)
+    analyses: dict[int, bytes] = field(default_factory=dict)
 
 
 class MemoryStore:
@@ -141,6 +142,17 @@ class MemoryStore:
     async def read_chat(self, code: str) -> list[bytes]:
         room = self._live(code)
         return [] if room is None else list(room.chat)
+
+    async def analysis_put(self, code: str, n: int, data: bytes) -> bool:
+        room = self._live(code)
+        if room is None:
+            return False
+        room.analyses[int(n)] = bytes(data)
+        return True
+
+    async def analysis_get(self, code: str, n: int) -> bytes | None:
+        room = self._live(code)
+        return None if room is None else room.analyses.get(int(n))
 
     async def exists(self, code: str) -> bool:
         return self._live(code) is not None

@@ -26,6 +26,7 @@ from redis.exceptions import RedisError
 
 import schmier.store.base as base
 from schmier.store import scripts
+from schmier.store.analyses import RedisAnalyses
 from schmier.store.base import (
     Finished,
     LeaseLost,
@@ -135,6 +136,7 @@ class RedisStore:
         self._adopt = self._client.register_script(scripts.ADOPT_LEGACY)
         self._bucket = self._client.register_script(scripts.TOKEN_BUCKET)
         self._outbox = RedisOutbox(self._client, self._keys, self.calling)
+        self._analyses = RedisAnalyses(self._client, self.room_key, self.calling)
 
     @property
     def wire(self) -> RedisWire:
@@ -397,6 +399,12 @@ class RedisStore:
         return bool(int(ok))
 
     # ------------------------------------------------------------ the archive's outbox
+
+    async def analysis_put(self, code: str, n: int, data: bytes) -> bool:
+        return await self._analyses.put(code, n, data)
+
+    async def analysis_get(self, code: str, n: int) -> bytes | None:
+        return await self._analyses.get(code, n)
 
     async def outbox_pending(self, limit: int) -> list[tuple[str, bytes]]:
         return await self._outbox.pending(limit)

@@ -193,3 +193,13 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 """
+
+# KEYS: room hash. ARGV: field, value. A field of the room's own hash (a finished hand's
+# analysis), so it expires with the room; nothing is written for a room that is gone.
+PUT_IF_ROOM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""

@@ -175,6 +175,9 @@ async def hand_in_play_is_unreadable(table: FairTable, view: dict[str, Any]) -> 
     for n in (len(listed) + 1, len(listed) + 2, 0, -1):
         answer = await table.get(f"/hands/{n}")
         assert answer.status_code == 404, (n, answer.text)
+    # Nor is there an analysis of it (nothing is started for it either).
+    answer = await table.get(f"/hands/{len(listed) + 1}/analysis")
+    assert answer.status_code == 404, answer.text
     if listed:
         last = (await table.get(f"/hands/{len(listed)}")).json()
         assert last["deal"]["commitment"] != view["deal"]["commitment"]

@@ -20,11 +20,16 @@ if TYPE_CHECKING:
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 BLOCKING = ("serious", "critical")
 """The impacts a screen may not have any violation of."""
+ALWAYS = ("page-has-heading-one", "aria-allowed-role")
+"""Rules a screen may not break whatever axe-core calls their impact (moderate and minor):
+every screen has its `h1`, and no element has a role its kind may not have (a panel's
+title was once a heading with `role=status`)."""
 
 
 def axe_violations(page: Page, label: str) -> list[str]:
-    """The serious and critical axe-core violations of the page as it is now, one line
-    each (rule, impact, how many elements, the first ones), prefixed with `label`."""
+    """The serious and critical axe-core violations of the page as it is now, and those
+    of the rules in `ALWAYS` at any impact, one line each (rule, impact, how many
+    elements, the first ones), prefixed with `label`."""
     if page.evaluate("typeof window.axe") == "undefined":
         page.evaluate(AXE.read_text(encoding="utf-8"))
     found: list[dict[str, Any]] = page.evaluate(
@@ -39,7 +44,7 @@ def axe_violations(page: Page, label: str) -> list[str]:
     return [
         f"{label}: {v['id']} ({v['impact']}) on {len(v['nodes'])}: {v['nodes'][:4]}"
         for v in found
-        if v["impact"] in BLOCKING
+        if v["impact"] in BLOCKING or v["id"] in ALWAYS
     ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -147,7 +148,11 @@ def check_hints(frames: list[dict[str, Any]]) -> int:
             assert is_legal(frame["action"], view["legal"]), (frame, view["legal"])
             # Its own cards, or a card its `legal` names (a partner's card to call).
             assert cards_in(frame) <= set(view["hand"]) | cards_in(view["legal"]), frame
-            assert set(frame) == {"type", "seq", "action"}, frame
+            assert set(frame) <= {"type", "seq", "action", "options"}, frame
+            # The options the search weighed: the asker's own legal actions, with values.
+            for option in frame.get("options", ()):
+                assert is_legal(option["action"], view["legal"]), (option, view["legal"])
+                assert isinstance(option["value"], float | int), option
             count += 1
     return count
 
@@ -279,11 +284,13 @@ class RecordPoller:
             count = len(listed.json())
             for n in range(1, count + 3):
                 answers.append((n, await http.get(f"{base}/hands/{n}")))
+            # The analysis of the hand in play (and past it): a 404 as the record is.
+            analyses = [(n, await http.get(f"{base}/hands/{n}/analysis")) for n in (0, count + 1)]
             history = await http.get(f"{base}/history")
             assert history.status_code == 200, history.text
             pages = [] if self.club is None else await self._club_pages(http, before.variant)
             after, log = await self._stored()
-        self._check(before, after, log, count, [listed, history, *pages], answers)
+        self._check(before, after, log, count, [listed, history, *pages], answers, analyses)
         if self.club is not None:
             self._check_archive(after, pages[1].json())
 
@@ -328,8 +335,15 @@ class RecordPoller:
         count: int,
         lists: list[httpx.Response],
         answers: list[tuple[int, httpx.Response]],
+        analyses: Sequence[tuple[int, httpx.Response]] = (),
     ) -> None:
         self.rounds += 1
+        for n, answer in analyses:
+            if n == 0 or answer.status_code == 404:
+                assert answer.status_code == 404, (n, answer.text)
+                assert not cards_in(answer.json()), answer.text
+            else:  # the hand `count + 1` ended meanwhile: it may be analysed (or refused)
+                assert answer.status_code in (200, 202, 429), answer.text
         text = "".join(r.text for r in lists) + "".join(r.text for _, r in answers)
         for n, answer in answers:
             if n <= count:
@@ -364,7 +378,7 @@ class RecordPoller:
             if deal.get("commitment") == before.dealt:
                 for secret in (*(deal.get("commits") or ()), *(deal.get("entropy") or ())):
                     assert not secret or secret not in text, "a value of the hand in play"
-        for n, answer in answers:
+        for n, answer in [*answers, *analyses]:
             if n > count:
                 assert answer.status_code == 404, f"hand {n} answered while in play"
             if answer.status_code == 200:

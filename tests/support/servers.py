@@ -60,6 +60,8 @@ FAST: dict[str, Any] = {
     # The search (`strong`) costs ~100 ms of CPU a move: whole games in tests play the
     # rules of thumb; the tests of the search and of the default bot ask for it.
     "default_bot": "normal",
+    # The coach at a tenth of its budget: an analysis in a few seconds of a core.
+    "analysis_effort": 10,
     "hand_pause": 0.0,
     "trick_pause": 0.0,
     "create_rate": 10_000,

@@ -78,15 +78,16 @@ def exchange_all(
 ) -> None:
     """Every non-dealer exchanges (left of the dealer first), then the dealer takes the
     rest of the stock and discards down to six; `mine` is (viewer, its own discard or
-    None for the rule's). With `others_done` only the dealer is left to discard, and it
-    holds the stock already: `stock` is then what nobody may take (the others'
-    discards, unseen by the dealer), never added to its hand."""
+    None for the rule's; the dealer's, or a non-dealer's exchange). With `others_done`
+    only the dealer is left to discard, and it holds the stock already: `stock` is then
+    what nobody may take (the others' discards, unseen by the dealer), never added to
+    its hand."""
     n = len(hands)
     me, my_discard = mine
     if not others_done:
         for i in range(1, n):
             seat = (dealer + i) % n
-            gone = exchange(tb, hands[seat])
+            gone = exchange(tb, hands[seat]) if seat != me or my_discard is None else my_discard
             k = gone.bit_count()
             hands[seat] &= ~gone
             discarded[seat] = gone

@@ -10,7 +10,7 @@ the best average is chosen; a bid is made when the simulated hands make it often
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -29,6 +29,9 @@ RACE_CHANCE = 0.5
 #: The viewer outbids its own teammate only by a hand this much stronger.
 _PARTNER_MARGIN = 2
 
+
+#: Where the worlds of a decision come from: sampled from the view, or the true deal.
+Draw = Callable[[], World]
 
 #: One simulated hand: each side's score change, and each seat's side (side 0 the bidder's).
 Result = tuple[list[int], list[int]]
@@ -50,12 +53,14 @@ def simulate(
     discards_done: bool,
     my_discard: int | None = None,
     called: int | None = -1,
+    exchanging: bool = False,
 ) -> Result | None:
     """Play one world from where the view stands (bidding, trump, discards or the call)
     to its scoring with `suit` as trump: each side's score change and the sides.
 
     `called` -1 lets the bidder call by rule (a called-partner game), else the card
-    (None: alone); `my_discard` is the viewer's own discard when it is the one tried.
+    (None: alone); `my_discard` is the viewer's own discard when it is the one tried
+    (`exchanging`: a non-dealer's exchange, the others' exchanges still to come).
     None when `suit` may not be trump for this bidder (it holds no natural card of it).
     """
     tb = _tab(know, suit)
@@ -70,7 +75,7 @@ def simulate(
     if not hands[bidder] & tb.first_lead:
         return None  # not a trump this bidder may name: it could not make the first lead
     if not discards_done:
-        _discard(know, tb, hands, stock, bidder, discarded, my_discard)
+        _discard(know, tb, hands, stock, bidder, discarded, my_discard, exchanging)
     elif know.me == bidder:
         discarded[bidder] = know.my_discards
     if book["banks_discards"]:
@@ -96,11 +101,12 @@ def _discard(
     bidder: int,
     discarded: list[int],
     my_discard: int | None,
+    exchanging: bool = False,
 ) -> None:
     """The discards of a simulated hand, in place: every exchange and the dealer's
     (`discards` "all"), or the bidder's down to six."""
     if know.book["discards"] == "all":
-        others_done = know.phase == "discard"
+        others_done = know.phase == "discard" and not exchanging
         exchange_all(tb, hands, stock, know.dealer, discarded, others_done, (know.me, my_discard))
         return
     hand = hands[bidder]
@@ -265,10 +271,19 @@ def _teammate_bid(know: Know) -> int | None:
 def trump(know: Know, suits: Sequence[str], rng: random.Random, worlds: int) -> str:
     """The allowed suit whose simulated hands score best for the viewer."""
     options = [SUITS.index(s) for s in suits]
+    totals = trump_totals(know, options, lambda: sample(know, rng), worlds, rng)
+    best = max(range(len(options)), key=lambda i: (totals[i], -i))
+    return SUITS[options[best]]
+
+
+def trump_totals(
+    know: Know, options: Sequence[int], draw: Draw, worlds: int, rng: random.Random
+) -> list[float]:
+    """Each suit's summed utility for the viewer over `worlds` worlds from `draw`."""
     totals = [0.0] * len(options)
     kitty_taken = bool(know.book["kitty"])
     for _ in range(worlds):
-        world = sample(know, rng)
+        world = draw()
         for i, suit in enumerate(options):
             result = simulate(
                 know,
@@ -282,8 +297,7 @@ def trump(know: Know, suits: Sequence[str], rng: random.Random, worlds: int) -> 
             )
             if result is not None:
                 totals[i] += utility(result[0], result[1], know.me, know.race)
-    best = max(range(len(options)), key=lambda i: (totals[i], -i))
-    return SUITS[options[best]]
+    return totals
 
 
 def call(know: Know, options: Sequence[Any], rng: random.Random, worlds: int) -> str | None:
@@ -306,25 +320,7 @@ def call(know: Know, options: Sequence[Any], rng: random.Random, worlds: int) ->
     if len(candidates) == 1:
         only = candidates[0]
         return None if only is None else CARD_NAMES[only]
-    totals = [0.0] * len(candidates)
-    made = [0] * len(candidates)
-    for _ in range(worlds):
-        world = sample(know, rng)
-        for i, card in enumerate(candidates):
-            result = simulate(
-                know,
-                world,
-                tb.trump,
-                know.me,
-                know.bid,
-                rng,
-                kitty_taken=True,
-                discards_done=True,
-                called=card,
-            )
-            if result is not None:
-                totals[i] += utility(result[0], result[1], know.me, know.race)
-                made[i] += result[0][0] >= 0
+    totals, made = call_totals(know, candidates, lambda: sample(know, rng), worlds, rng)
     allowed = [
         i
         for i, card in enumerate(candidates)
@@ -343,24 +339,70 @@ def discard(
     Candidates are every set of that many among the few cards least worth keeping
     (`drawing.keep_value`); each is played out in the same worlds.
     """
-    tb = know.tb
     count = int(template["min"])
     allowed = [card_int(str(c)) for c in template["from"]]
-    bank = bool(know.book["banks_discards"])
-    ranked = sorted(allowed, key=lambda c: (keep_value(tb, know.hand, c, bank), c))
-    pool = ranked[: count + 2] if count <= 4 else ranked[:count]
-    sets = [sum(1 << c for c in combo) for combo in combinations(pool, count)]
+    sets = discard_sets(know, allowed, count)
     if len(sets) == 1:
+        bank = bool(know.book["banks_discards"])
+        ranked = sorted(allowed, key=lambda c: (keep_value(know.tb, know.hand, c, bank), c))
         return {"type": "discard", "cards": [CARD_NAMES[c] for c in ranked[:count]]}
     assert know.bidder is not None
+    totals = discard_totals(know, sets, lambda: sample(know, rng), max(1, worlds // 2), rng)
+    best = max(range(len(sets)), key=lambda i: (totals[i], -i))
+    return {"type": "discard", "cards": [CARD_NAMES[c] for c in bits(sets[best])]}
+
+
+def discard_sets(know: Know, allowed: Sequence[int], count: int) -> list[int]:
+    """The discards of `count` cards the search tries (masks): every set of that many
+    among the few cards of `allowed` least worth keeping (`drawing.keep_value`)."""
+    bank = bool(know.book["banks_discards"])
+    ranked = sorted(allowed, key=lambda c: (keep_value(know.tb, know.hand, c, bank), c))
+    if count == 0:
+        return [0]
+    pool = ranked[: count + 2] if count <= 4 else ranked[:count]
+    return [sum(1 << c for c in combo) for combo in combinations(pool, count)]
+
+
+def call_totals(
+    know: Know, candidates: Sequence[int | None], draw: Draw, worlds: int, rng: random.Random
+) -> tuple[list[float], list[int]]:
+    """Each call's summed utility for the viewer over `worlds` worlds from `draw`, and
+    how often its hands made the bid."""
+    totals = [0.0] * len(candidates)
+    made = [0] * len(candidates)
+    for _ in range(worlds):
+        world = draw()
+        for i, card in enumerate(candidates):
+            result = simulate(
+                know,
+                world,
+                know.tb.trump,
+                know.me,
+                know.bid,
+                rng,
+                kitty_taken=True,
+                discards_done=True,
+                called=card,
+            )
+            if result is not None:
+                totals[i] += utility(result[0], result[1], know.me, know.race)
+                made[i] += result[0][0] >= 0
+    return totals, made
+
+
+def discard_totals(
+    know: Know, sets: Sequence[int], draw: Draw, worlds: int, rng: random.Random
+) -> list[float]:
+    """Each discard's (a mask) summed utility for the viewer over `worlds` worlds."""
+    assert know.bidder is not None
     totals = [0.0] * len(sets)
-    for _ in range(max(1, worlds // 2)):
-        world = sample(know, rng)
+    for _ in range(worlds):
+        world = draw()
         for i, gone in enumerate(sets):
             result = simulate(
                 know,
                 world,
-                tb.trump,
+                know.tb.trump,
                 know.bidder,
                 know.bid,
                 rng,
@@ -370,5 +412,4 @@ def discard(
             )
             if result is not None:
                 totals[i] += utility(result[0], result[1], know.me, know.race)
-    best = max(range(len(sets)), key=lambda i: (totals[i], -i))
-    return {"type": "discard", "cards": [CARD_NAMES[c] for c in bits(sets[best])]}
+    return totals

@@ -18,6 +18,7 @@ measurements.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..cards import CARD_NAMES
@@ -112,10 +113,35 @@ def partner_in(know: Know, world: World) -> int | None:
 
 def play(know: Know, cards: list[str], rng: random.Random, budget: Budget) -> str:
     """The card with the best average utility over the sampled worlds."""
+    options = [card_int(c) for c in cards]
+    worlds = card_worlds(know, len(options), budget)
+    values = card_values(know, options, lambda: sample(know, rng), worlds, rng, budget.smart)
+    power = know.tb.power
+    best = max(range(len(options)), key=lambda i: (round(values[i], 6), -power[options[i]]))
+    return CARD_NAMES[options[best]]
+
+
+def card_worlds(know: Know, options: int, budget: Budget) -> int:
+    """How many worlds a card decision among `options` cards searches."""
+    worlds = max(budget.min_worlds, min(budget.max_worlds, budget.playouts // options))
+    if know.hand.bit_count() <= exact_cards(know.n):
+        worlds = min(worlds, budget.exact_worlds)
+    return worlds
+
+
+def card_values(
+    know: Know,
+    options: list[int],
+    draw: Callable[[], World],
+    worlds: int,
+    rng: random.Random,
+    smart: bool = True,
+) -> list[float]:
+    """Each card's average utility for the viewer over `worlds` worlds from `draw` (the
+    worlds sampled from the view, or the one true deal): the card played, the rest of
+    the hand played out by the rollout policy, or solved exactly near the end."""
     tb = know.tb
     assert know.bidder is not None
-    options = [card_int(c) for c in cards]
-    worlds = max(budget.min_worlds, min(budget.max_worlds, budget.playouts // len(options)))
     tally0 = base_tally(know)
     done = len(know.tricks)
     me = know.me
@@ -125,11 +151,9 @@ def play(know: Know, cards: list[str], rng: random.Random, budget: Budget) -> st
         else 0
     )
     exact = know.hand.bit_count() <= exact_cards(know.n)
-    if exact:
-        worlds = min(worlds, budget.exact_worlds)
     totals = [0.0] * len(options)
     for _ in range(worlds):
-        world = sample(know, rng)
+        world = draw()
         side_of = know.side_of(know.bidder, partner_in(know, world))
         sides = max(side_of) + 1
         bank = world.bank + bank_mine
@@ -144,13 +168,10 @@ def play(know: Know, cards: list[str], rng: random.Random, budget: Budget) -> st
             hands[me] ^= 1 << c
             trick = [*know.trick, (me, c)]
             tally.card_played(tb, me, c)
-            _finish(know, hands, trick, done, tally, side_of, rng, budget.smart)
+            _finish(know, hands, trick, done, tally, side_of, rng, smart)
             deltas = outcome(tally, side_of, sides, know.bid, bank)
             totals[i] += utility(deltas, side_of, me, know.race)
-    best = max(
-        range(len(options)), key=lambda i: (round(totals[i] / worlds, 6), -tb.power[options[i]])
-    )
-    return CARD_NAMES[options[best]]
+    return [t / worlds for t in totals]
 
 
 def _finish(

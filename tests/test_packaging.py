@@ -401,7 +401,7 @@ def test_ci_script_is_strict_and_runs_the_readme() -> None:
         "ruff check .",
         "ruff format --check .",
         "mypy",
-        "SCHMIER_TEST_REQUIRE=redis,browser,nginx,container,postgres bash -euo pipefail -c"
+        "SCHMIER_TEST_REQUIRE=redis,browser,nginx,container,postgres,netns bash -euo pipefail -c"
         ' "$test_command"',
         "apt_install podman runc netavark aardvark-dns debootstrap",
         'export CONTAINERS_CONF="$PWD/tools/containers.conf"',

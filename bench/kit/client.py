@@ -62,6 +62,10 @@ class Client:
         self.frames: list[dict[str, Any]] = []
         self.arrivals: list[float] = []
         """When each of `frames` arrived (`time.monotonic()`)."""
+        self.transcript: list[tuple[str, dict[str, Any]]] = []
+        """Every frame in the order this side saw it: `("in", frame)` received (validated),
+        `("out", frame)` sent (dict frames only): the history a checker reads
+        (`tests/support/history.py`)."""
         self.state: dict[str, Any] | None = None
         self._queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.close_code: int | None = None
@@ -97,6 +101,7 @@ class Client:
                 SERVER_FRAME.validate_python(frame)
                 self.frames.append(frame)
                 self.arrivals.append(time.monotonic())
+                self.transcript.append(("in", frame))
                 if frame["type"] == "state":
                     self.state = frame
                     if self.on_state is not None:
@@ -115,6 +120,7 @@ class Client:
     async def send(self, frame: dict[str, Any] | str | bytes) -> None:
         """Send a frame: a dict as JSON text, a str as text, bytes as a binary frame."""
         if isinstance(frame, dict):
+            self.transcript.append(("out", frame))
             await self.ws.send(encode(frame))
         else:
             await self.ws.send(frame)

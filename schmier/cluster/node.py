@@ -265,14 +265,9 @@ class Node:
             started, due = due, due + interval
             actors = [a for a in self.owned.values() if not a.closed and a.lease is not None]
             batches = [actors[i : i + RENEW_BATCH] for i in range(0, len(actors), RENEW_BATCH)]
-            held: list[bool] = []
+            renewal = loop.create_task(self._renew_batches(batches, started, interval))
             try:
-                for index, batch in enumerate(batches):
-                    at = started + index * (interval / 2) / len(batches)
-                    await asyncio.sleep(max(0.0, at - loop.time()))
-                    held += await self.store.renew_leases(
-                        [(a.code, a.lease or "") for a in batch], self.lease_ms
-                    )
+                held = await self._renewed(renewal, started + interval * 1.5)
             except StoreError as exc:
                 self.metrics.renewal_failures.inc()
                 if not isinstance(exc, StoreUnavailable):  # an outage is logged by the store
@@ -287,6 +282,35 @@ class Node:
                     actor.lease_lost()
             await self._check_followers([a for a, ok in zip(actors, held, strict=True) if ok])
             due = max(due, loop.time())
+
+    async def _renew_batches(
+        self, batches: list[list[RoomActor]], started: float, interval: float
+    ) -> list[bool]:
+        """One round of renewals, the batches spread over half an interval."""
+        loop = asyncio.get_running_loop()
+        held: list[bool] = []
+        for index, batch in enumerate(batches):
+            at = started + index * (interval / 2) / len(batches)
+            await asyncio.sleep(max(0.0, at - loop.time()))
+            held += await self.store.renew_leases(
+                [(a.code, a.lease or "") for a in batch], self.lease_ms
+            )
+        return held
+
+    async def _renewed(self, renewal: asyncio.Task[list[bool]], deadline: float) -> list[bool]:
+        """The round's answer. Redis silent past `deadline` (half an interval before the
+        leases run out: a network partition drops packets, and the wire's own timeout is
+        10 s) marks the store down at once, so the rooms pause and refuse actions instead
+        of leaving them unanswered while another instance may take the rooms over; the
+        round is still awaited (never cancelled mid-reply) and the store's probe says
+        when Redis answers again."""
+        left = deadline - asyncio.get_running_loop().time()
+        done, _ = await asyncio.wait({renewal}, timeout=max(left, 0.0))
+        if not done:
+            self.store.health.failed(
+                "renew_leases", StoreUnavailable("no answer before the leases run out")
+            )
+        return await renewal
 
     async def _check_followers(self, actors: list[RoomActor]) -> None:
         """Drop the sockets of follower instances that no longer listen (killed)."""

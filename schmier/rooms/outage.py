@@ -24,9 +24,10 @@ as accepted what the store had.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -40,6 +41,7 @@ from schmier.rooms.peers import Link, Peer, Sockets, error_frame
 from schmier.rooms.record import RoomRecord, Seat
 from schmier.rooms.table import Change, Seating
 from schmier.store import Finished, LeaseLost, RoomStore, Stored, StoreError, StoreUnavailable
+from schmier.store.health import StoreHealth
 
 PAUSED_FRAME = orjson.dumps(
     {
@@ -107,6 +109,9 @@ class Outage:
         self, store: RoomStore, link: Link[Any] | None, sockets: Sockets, clock: Clock
     ) -> None:
         self.paused = False
+        self.announced = False
+        """Whether this instance's sockets were told `paused` (and not `resumed` since):
+        a commit that meets the store going pauses the room before anyone is told."""
         self.pending: Pending | None = None
         self.store = store
         self.link = link
@@ -136,8 +141,11 @@ class Outage:
         a lease that vanished meanwhile (it expired in Redis during an outage) is taken
         again first when nobody else holds it."""
         try:
-            await self.store.commit(
-                room.code, version, snapshot, entries, lease=room.lease, finished=finished
+            await while_up(
+                self.store,
+                self.store.commit(
+                    room.code, version, snapshot, entries, lease=room.lease, finished=finished
+                ),
             )
         except LeaseLost:
             if self.link is None:
@@ -177,9 +185,10 @@ class Outage:
                 await self.check_lease(room)
         elif message.up:
             await self.store_back(room)
-        elif not self.paused:
-            # Pause, and tell this instance's sockets (other instances tell theirs).
-            self.paused = True
+        elif not self.announced:
+            # Pause, and tell this instance's sockets (other instances tell theirs); a
+            # commit that met the store going has paused the room already, untold.
+            self.paused = self.announced = True
             self.sockets.send_own(PAUSED_FRAME)
             event("room.paused", logging.DEBUG, room=room.code, seq=room.version)
 
@@ -211,7 +220,35 @@ class Outage:
                 await room.apply(presence)
         except StoreUnavailable:
             return  # paused again by the failed commit; told when the store is back
+        self.announced = False
         self.sockets.send_own(RESUMED_FRAME)
+
+
+async def while_up(store: RoomStore, call: Coroutine[Any, Any, None]) -> None:
+    """Await a commit, unless the store's health marks it down first (Redis silent
+    past the leases' time, behind a network partition, say): then it raises
+    `StoreUnavailable` at once, so the room pauses and tells its sockets instead of
+    waiting out the wire's timeout with the room's mailbox blocked. The commit is left
+    to finish on its own (on the same connection as the probe that brings the store
+    back, so it has landed or failed by then): it stays unsettled until then."""
+    health: StoreHealth | None = getattr(store, "health", None)
+    if health is None or not health.up:
+        await call
+        return
+    task = asyncio.ensure_future(call)
+    went = asyncio.ensure_future(health.went_down())
+    try:
+        await asyncio.wait({task, went}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()  # the room itself is stopping
+        raise
+    finally:
+        went.cancel()
+    if task.done():
+        task.result()
+        return
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    raise StoreUnavailable("the store went down during the commit")
 
 
 def refuse(error: StoreUnavailable, peer: Peer, refused: Any) -> None:

@@ -49,6 +49,8 @@ class StoreHealth:
         """How many times the store went down (the `schmier_store_outages_total` metric)."""
         self._listeners: list[Listener] = []
         self._probe: asyncio.Task[None] | None = None
+        self._down = asyncio.Event()
+        """Set while the store is down (replaced by a fresh one when it is back)."""
 
     def listen(self, listener: Listener) -> None:
         """Call `listener.store_changed(up)` at every change from now on."""
@@ -58,6 +60,10 @@ class StoreHealth:
         with contextlib.suppress(ValueError):
             self._listeners.remove(listener)
 
+    async def went_down(self) -> None:
+        """Return once the store is marked down (at once if it is)."""
+        await self._down.wait()
+
     def failed(self, what: str, error: BaseException) -> None:
         """A call found the store unreachable; the first such call marks it down."""
         if not self.up:
@@ -65,6 +71,7 @@ class StoreHealth:
         self.up = False
         self.down_since = time.monotonic()
         self.outages += 1
+        self._down.set()
         event("store.unavailable", logging.WARNING, operation=what, error=describe(error))
         self._tell(False)
         try:
@@ -86,6 +93,7 @@ class StoreHealth:
         down = time.monotonic() - (self.down_since or time.monotonic())
         self.up = True
         self.down_since = None
+        self._down = asyncio.Event()
         event("store.available", logging.WARNING, down_seconds=round(down, 3))
         self._tell(True)
 

@@ -161,6 +161,7 @@ class RoamingSeat:
         rng: random.Random,
         start: int = 0,
         pace: float = 0.0,
+        options: dict[str, Any] | None = None,
     ) -> None:
         self.code = code
         self.seat = seat
@@ -174,6 +175,9 @@ class RoamingSeat:
         self.last_seq = -1
         self.client: Client | None = None
         self.pace = pace
+        self.options = options or {}
+        """Options of every socket's `websockets.connect` (a quick ping, say, to notice
+        a link that drops everything)."""
 
     async def connect(self, timeout: float = 40) -> Client:
         """Say hello through the next living server (waiting out a take-over)."""
@@ -183,8 +187,8 @@ class RoamingSeat:
             server = living[self.index % len(living)]
             client: Client | None
             try:
-                client = await PacedClient.connect(server.ws_url(self.code))
-            except OSError:
+                client = await PacedClient.connect(server.ws_url(self.code), **self.options)
+            except (OSError, TimeoutError):
                 client = None
             if isinstance(client, PacedClient):
                 client.pace = self.pace

@@ -1,8 +1,9 @@
 """Fixtures that provide a real Redis, or skip / fail when it is absent.
 
 `SCHMIER_TEST_REQUIRE` (comma-separated) names what must be there, so that its absence
-fails instead of skipping: `redis`, `browser`, `nginx`, `container` and `postgres` (the
-PostgreSQL of the archive's tests, `tests/support/postgres.py`)."""
+fails instead of skipping: `redis`, `browser`, `nginx`, `container`, `postgres` (the
+PostgreSQL of the archive's tests, `tests/support/postgres.py`) and `netns` (root, network
+namespaces and iptables, `tests/support/netns.py`)."""
 
 from __future__ import annotations
 

@@ -70,6 +70,53 @@ def true_view(state: engine.State, seat: int | None, like: dict[str, Any]) -> di
     return {k: v for k, v in whole.items() if k in like}
 
 
+def allowed_places(state: engine.State, seat: int | None) -> set[str]:
+    places = {"trick"} | {f"won:{k}" for k in range(len(state.hands))}
+    if seat is not None:
+        places |= {f"hand:{seat}", f"discard:{seat}"}
+    return places
+
+
+CARD_JSON = re.compile(rb'"((?:[2-9TJQKA][SHDC]|X[12]))"')
+
+
+def shown_cards(view: dict[str, Any]) -> set[str]:
+    """Every card string in a view (keys and values), from its JSON: fast enough to run
+    on every view of a thousand games. `call` entries of `legal` are left out: they may
+    name any card but the bidder's own, which is the deck minus the bidder's hand and so
+    no news to the bidder."""
+    rest = orjson.dumps({k: v for k, v in view.items() if k != "legal"})
+    legal = orjson.dumps([a for a in view["legal"] if a.get("type") != "call"])
+    return {m.decode() for m in CARD_JSON.findall(rest + legal)}
+
+
+def check_view(
+    view: dict[str, Any],
+    state: engine.State,
+    seat: int | None,
+    places: dict[str, str] | None = None,
+) -> None:
+    """Direct check: every card the view names is one `seat` may see."""
+    places = engine.card_places(state) if places is None else places
+    allowed = allowed_places(state, seat)
+    called = view.get("called")
+    last_called = (view.get("last_hand") or {}).get("called")
+    for card in shown_cards(view):
+        if card in (called, last_called) or card not in places:
+            # The called card is public as a name; a card not in play this hand (none
+            # is, between hands) cannot be a secret of this hand.
+            continue
+        assert places[card] in allowed, f"seat {seat} was shown {card} ({places[card]})"
+    if state.partner is not None and not state.partner_revealed and seat != state.partner:
+        assert view["partner"] is None, "the partner was revealed too early"
+    if not state.trump_public:
+        assert view["trump"] is None, "the trump was public too early"
+        if seat != state.bidder:
+            assert view.get("my_trump") is None, "a secret trump was shown to another seat"
+    if seat is None:
+        assert view["hand"] == [] and view["legal"] == [] and view["my_discards"] == []
+
+
 async def ask_hint(client: Any) -> None:
     """Ask for a hint and wait (without taking any frame off the socket's queue) until
     the room has answered: the hint, or an error, or a new state (the room moved on

@@ -1,0 +1,48 @@
+"""A long random schedule of network faults, every game's history checked.
+
+    python -m bench.netfaults [--minutes 10] [--seed netfaults]
+
+Runs the random-schedule scenario of `tests/test_netfaults.py` for `--minutes` instead
+of the suite's 30 seconds: Redis and two instances each in a network namespace of its
+own, games of every variant one after another (one person on each instance, bots
+elsewhere), and one fault after another, each 1-8 s long (an instance cut off from
+Redis, the instances cut off from each other, the players' links to an instance cut,
+5% loss on them). Then every game's history is checked (`tests/support/history.py`).
+The harness and the checker live in the test suite, so this runs the suite's own test
+with `SCHMIER_NETFAULTS_SECONDS` and `SCHMIER_NETFAULTS_SEED` set, printing its
+`netfaults` lines (the games, the faults, the frames and commits checked), with the
+suite's per-test timeout raised to fit. Needs root (namespaces, iptables); exits with
+pytest's status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+
+from bench.kit.servers import REPO
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--seed", default="netfaults")
+    args = parser.parse_args(argv)
+    env = {
+        **os.environ,
+        "SCHMIER_NETFAULTS_SECONDS": str(args.minutes * 60),
+        "SCHMIER_NETFAULTS_SEED": args.seed,
+        "SCHMIER_TEST_REQUIRE": "netns,redis",
+    }
+    command = [
+        sys.executable, "-m", "pytest", "tests/test_netfaults.py", "-k", "random_schedule",
+        "-n", "0", "-s", "-q", "-p", "no:cacheprovider",
+        "--timeout", str(int(args.minutes * 60 + 600)),
+    ]  # fmt: skip
+    return subprocess.run(command, cwd=REPO, env=env, check=False).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -57,7 +57,7 @@ class RoomInfo(BaseModel):
     club: bool = False
     """Whether the room belongs to a club (its finished games count for the club; a
     member joins it with `member_key`). The club itself is not named."""
-    practice: dict[str, Any] | None = None
+    practice: dict[str, Any] | None = Field(None, exclude_if=lambda value: value is None)
     """A practice room's origin: `{"room", "hand", "step"}` (docs/protocol.md, "Practice
     from a position"); absent for any other room."""
 

@@ -283,7 +283,10 @@ def test_a_restarted_server_brings_the_player_back_after_a_reconnecting_banner(
     create_room(page, first, "schmier5")
     sit(page, "Ann", 4)
     fill_and_start(page)
-    _, before = table.synced()
+    shot, before = table.synced()
+    while not before["hand"]:  # the deal waits for the players' reveal: wait for it too
+        table.wait_change(shot["seq"])
+        shot, before = table.synced()
     first.stop()
     page.wait_for_selector("body[data-connection='reconnecting']")
     assert page.locator("#banner").is_visible()

@@ -158,7 +158,8 @@ async def test_time_runs_out_the_bot_plays_and_the_player_plays_on(
     await me.send(action)
     await me.wait_state(lambda v: v["legal"] != turn["view"]["legal"])
     mine = await seat_actions(timer_server, code, 0)
-    assert len(mine) == 2 and mine[1]["type"] == action["type"]
+    # (A third may follow at once: the seat's next turn, timed out on a busy machine.)
+    assert len(mine) >= 2 and mine[1]["type"] == action["type"], mine
     if action["type"] != "discard":
         assert mine[1] == action
     await me.close()

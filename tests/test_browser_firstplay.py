@@ -187,10 +187,20 @@ def iter_legal(page: Any) -> Iterator[str]:
 # ------------------------------------------------------------------ numbers, first load
 
 
+@pytest.fixture
+def own_server() -> Iterator[RunningServer]:
+    """A server of the test's own: the rooms the module's other tests leave to their bots
+    play on meanwhile, and a whole game beside them took minutes on a busy machine."""
+    running = start_thread_server(Settings(**FAST))
+    yield running
+    running.stop()
+
+
 @pytest.mark.timeout(900)
 def test_the_score_sheet_numbers_hands_as_the_history_does(
-    server: RunningServer, pages: PageFactory
+    own_server: RunningServer, pages: PageFactory
 ) -> None:
+    server = own_server
     page = pages()
     hold(page, 1200)
     table = Table(page)

@@ -153,7 +153,12 @@ async def test_a_whole_evening_logs_no_secret(
         entry["deal"]["server_seed"] for raw in entries if "deal" in (entry := orjson.loads(raw))
     ]
     assert seeds  # the deals' seeds (and the next one's, never logged either)
-    time.sleep(0.3)  # let the last lines reach the file (this is not a timing assertion)
+    # The club's game reaches the archive behind the table (the outbox): wait for its
+    # line, then let the last lines reach the file (neither is a timing assertion).
+    deadline = time.monotonic() + 60
+    while '"archive.game"' not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.3)
     lines = log.read_text().splitlines()
     assert len(lines) > 20
     events = set()

@@ -143,7 +143,7 @@ def figures(
         "bot_moves": len(delays),
         "bot_delay_p50_ms": probes.pct(delays, 50),
         "bot_delay_p99_ms": probes.pct(delays, 99),
-        "bot_delay_max_ms": round(delays[-1] * 1000, 1) if delays else None,
+        "bot_delay_max_ms": probes.pct(delays, 100),
         "bot_searches": int(searches),
         "bot_full_strength_pct": round(100 * decided.get("full", 0) / searches, 1)
         if searches

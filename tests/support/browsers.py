@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.support import netlock
 from tests.support.requirements import missing
 from tests.support.servers import RunningServer, start_thread_server
 
@@ -130,9 +131,10 @@ def pages(browser: Browser, server_factory: Any) -> Iterator[PageFactory]:
 
     It asks for `server_factory` so that the servers a test starts outlive its pages:
     a page closed after its server would log the refused reconnections as errors."""
-    factory = PageFactory(browser)
-    yield factory
-    factory.close()
+    with netlock.browsing():  # no network namespace comes or goes meanwhile
+        factory = PageFactory(browser)
+        yield factory
+        factory.close()
     assert not factory.problems.found, "\n".join(factory.problems.found)
 
 

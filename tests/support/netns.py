@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import netlock
 from tests.support.requirements import missing
 
 SUBNET = "10.241"
@@ -183,9 +184,10 @@ def network() -> Iterator[Network]:
     problem = netns_problem()
     if problem:
         missing("netns", problem)
-    net = Network()
-    try:
-        net.start()
-        yield net
-    finally:
-        net.close()
+    with netlock.plumbing():  # no browser test runs while the root namespace changes
+        net = Network()
+        try:
+            net.start()
+            yield net
+        finally:
+            net.close()

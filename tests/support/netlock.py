@@ -1,0 +1,58 @@
+"""Browsers and network namespaces apart, across the suite's worker processes.
+
+A fault test's network (tests/support/netns.py) puts a bridge and veth ends into the
+root namespace and takes them out again. Chromium watches the machine's links and
+addresses, takes such a change for the network changing, and aborts every load and
+socket it has in flight (`net::ERR_NETWORK_CHANGED`): a browser test running at that
+moment fails for nothing it did. So each browser test holds the lock shared and each
+network the lock exclusive, on a file every worker process opens (`fcntl.flock`).
+
+A waiting network goes first: it holds the turnstile while it waits, and a browser test
+passes the turnstile before it takes its shared lock, so a stream of browser tests on
+the other workers cannot keep a network waiting until its test's time is up.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+LOCK = Path(tempfile.gettempdir()) / "schmier-tests-network.lock"
+TURNSTILE = Path(tempfile.gettempdir()) / "schmier-tests-network.turnstile"
+
+
+@contextmanager
+def _flock(path: Path, mode: int) -> Iterator[None]:
+    with path.open("a+") as handle:
+        fcntl.flock(handle, mode)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def browsing() -> Iterator[None]:
+    """Held by a browser test: no network is made or removed meanwhile."""
+    with open(LOCK, "a+") as handle:
+        with _flock(TURNSTILE, fcntl.LOCK_SH):
+            fcntl.flock(handle, fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def plumbing() -> Iterator[None]:
+    """Held while a network exists: no browser test runs meanwhile."""
+    with open(LOCK, "a+") as handle:
+        with _flock(TURNSTILE, fcntl.LOCK_EX):
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

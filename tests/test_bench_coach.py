@@ -1,5 +1,5 @@
 """`python -m bench.coach`: its three measurements run, on a tiny budget, and say what
-they promise (docs/bots.md, "The coach")."""
+they promise (docs/coach.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What a decision's loss means: its mark, and accuracy, per decision and per player.
 
-A loss is in the search's points for the seat's side (docs/bots.md, "The coach"). The
+A loss is in the search's points for the seat's side (docs/coach.md). The
 thresholds were chosen by measurement (`bench/coach`, docs/bots.md): `GOOD` lies above
 the search's own noise at the analysis budget (two runs with different seeds disagree
 by less than that on nine decisions in ten), so "good" means "as good as the search

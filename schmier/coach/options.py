@@ -45,7 +45,7 @@ ANALYSIS_CARDS = Budget(playouts=7200, min_worlds=96, max_worlds=1440, exact_wor
 class AnalysisBudget:
     """How hard the coach thinks per decision: six times the bot's card playouts, four
     times its worlds per bid, trump, discard or call. Chosen by how often two analyses
-    with different seeds name the same best option (docs/bots.md, "The coach"): at
+    with different seeds name the same best option (docs/coach.md): at
     this budget nine decisions in ten on the three games, at half of it three in four."""
 
     cards: Budget = field(default_factory=lambda: ANALYSIS_CARDS)

@@ -30,6 +30,7 @@ from tests.support.play import act, create_room, fill_and_start, sit
 from tests.support.screens import until
 from tests.support.servers import FAST, RunningServer, start_thread_server
 from tests.test_browser_firsttime import PLAYED, WEB, catalogue, hold
+from tests.test_browser_review import play_over_the_wire
 
 pytestmark = pytest.mark.browser
 
@@ -196,51 +197,36 @@ def own_server() -> Iterator[RunningServer]:
     running.stop()
 
 
-@pytest.mark.timeout(900)
 def test_the_score_sheet_numbers_hands_as_the_history_does(
     own_server: RunningServer, pages: PageFactory
 ) -> None:
-    server = own_server
+    # Two whole games played over the wire (a rematch between), then the room in the
+    # browser: its score sheet is the second game's, numbered as the history numbers it.
+    code = play_over_the_wire(own_server, "wisconsin4", games=2)
     page = pages()
-    hold(page, 1200)
-    table = Table(page)
-    create_room(page, server, "wisconsin4", target=5)
-    sit(page, "Ann", 0)
-    fill_and_start(page)
-    games = 0
-    # A whole game and a hand of the next, at the shortest trick hold: about a minute
-    # on a quiet machine, several on a busy one (the suite runs in parallel).
-    deadline = time.monotonic() + 780
-    while True:
-        shot, view = table.synced()
-        assert time.monotonic() < deadline, view["phase"]
-        if view["phase"] == "game_over":
-            games += 1
-            page.click('button[data-action="rematch"]')
-            until(page, "() => document.body.dataset.phase !== 'game_over'")
-            continue
-        rows = page.locator("#sheet tbody tr").count()
-        if games == 1 and rows >= 1:
-            break
-        kinds = {a["type"] for a in view["legal"]}
-        if shot["held"] and "play" in kinds:
-            page.wait_for_selector("#table .trick-note", state="detached")
-            continue
-        acted = act(table, view) if kinds and 0 in (view["turn"] or []) else False
-        table.wait_change(shot["seq"])
-        if not acted:
-            page.wait_for_timeout(20)
-    until(page, "() => !document.querySelector('#sheet tbody td').textContent.includes('…')")
-    sheet = page.eval_on_selector_all(
-        "#sheet tbody tr", "(rs) => rs.map((r) => r.cells[0].textContent)"
-    )
+    page.goto(f"{own_server.base_url}/r/{code}")
+    page.wait_for_selector("body[data-phase='game_over']")
     page.click("#history summary")
     page.wait_for_selector('#history .history-game[data-game="2"] tr[data-hand]')
     second = page.eval_on_selector_all(
         '#history .history-game[data-game="2"] tr[data-hand]',
         "(rs) => rs.map((r) => r.dataset.hand)",
     )
-    assert sheet == second[: len(sheet)], (sheet, second)
+    # Every hand the sheet shows (one who comes in late sees the hands since) carries
+    # the number the history gives it in the second game (on the old client the sheet
+    # numbered the game's hands 1, 2, ...).
+    until(
+        page,
+        """() => document.querySelectorAll('#sheet tbody tr').length > 0
+          && ![...document.querySelectorAll('#sheet tbody td')]
+               .some((td) => td.textContent.includes('…'))""",
+    )
+    sheet = page.eval_on_selector_all(
+        "#sheet tbody tr", "(rs) => rs.map((r) => r.cells[0].textContent)"
+    )
+    assert sheet and all(n in second for n in sheet), (sheet, second)
+    assert sheet[-1] == second[-1], (sheet, second)  # the game's last hand, by the room's number
+    assert sheet == sorted(sheet, key=int), sheet
     assert int(sheet[0]) > 1  # the room's numbers, not the game's
 
 

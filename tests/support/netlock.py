@@ -17,7 +17,7 @@ from __future__ import annotations
 import fcntl
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 LOCK = Path(tempfile.gettempdir()) / "schmier-tests-network.lock"
@@ -25,34 +25,27 @@ TURNSTILE = Path(tempfile.gettempdir()) / "schmier-tests-network.turnstile"
 
 
 @contextmanager
-def _flock(path: Path, mode: int) -> Iterator[None]:
-    with path.open("a+") as handle:
-        fcntl.flock(handle, mode)
+def _held(shared: bool) -> Iterator[None]:
+    """The lock, shared or exclusive, taken through the turnstile (held exclusive by a
+    waiting network, so that no browser test passes it meanwhile)."""
+    mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+    with LOCK.open("a+") as handle, TURNSTILE.open("a+") as turnstile:
+        fcntl.flock(turnstile, mode)
+        try:
+            fcntl.flock(handle, mode)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-@contextmanager
-def browsing() -> Iterator[None]:
+def browsing() -> AbstractContextManager[None]:
     """Held by a browser test: no network is made or removed meanwhile."""
-    with open(LOCK, "a+") as handle:
-        with _flock(TURNSTILE, fcntl.LOCK_SH):
-            fcntl.flock(handle, fcntl.LOCK_SH)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return _held(shared=True)
 
 
-@contextmanager
-def plumbing() -> Iterator[None]:
+def plumbing() -> AbstractContextManager[None]:
     """Held while a network exists: no browser test runs meanwhile."""
-    with open(LOCK, "a+") as handle:
-        with _flock(TURNSTILE, fcntl.LOCK_EX):
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return _held(shared=False)

@@ -53,7 +53,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import loopback
+from tests.support import loopback, netlock
 from tests.support.requirements import missing
 from tests.support.servers import Client, Player, RunningServer, free_port, seat_table
 from tests.test_restart import FIELDS
@@ -137,8 +137,12 @@ class Podman:
 
 
 @pytest.fixture(scope="module")
-def podman() -> Podman:
-    """podman, debootstrap and podman-compose, as root; the stand-in bases imported."""
+def podman() -> Iterator[Podman]:
+    """podman, debootstrap and podman-compose, as root; the stand-in bases imported.
+
+    Held with the network lock for the whole module (`plumbing`): containers, builds and compose
+    networks put veth ends and bridges into the root namespace, and Chromium aborts
+    every load in flight when it sees such a change (tests/support/netlock.py)."""
     for tool in ("podman", "debootstrap"):
         if shutil.which(tool) is None:
             missing("container", f"{tool} is not installed (Debian: apt-get install {tool})")
@@ -160,7 +164,8 @@ def podman() -> Podman:
         env=tools.env,
     )
     assert bases.returncode == 0, bases.stderr[-3000:]
-    return tools
+    with netlock.plumbing():
+        yield tools
 
 
 @pytest.fixture(scope="module")

@@ -194,6 +194,32 @@ async def test_the_players_links_cut(cluster: FaultCluster, seconds: int) -> Non
     )
 
 
+async def test_the_players_links_slow_and_lossy(cluster: FaultCluster) -> None:
+    """Every player's link holds each chunk 200 ms ± 50 ms each way (a relay between
+    the players and the instances: this kernel has no netem) and drops 5% of the
+    packets at random, for two whole games at once, one person of each on each
+    instance: the games finish, a socket the loss kills is resumed, nothing accepted
+    is lost or applied twice."""
+    options = {"ping_interval": 1, "ping_timeout": 5, "open_timeout": 10}
+    relay = cluster.through_relay(0.2, 0.05)
+    cluster.net.lossy(relay, cluster.net.root, 0.05)
+    started = time.monotonic()
+    tables = {"wisconsin4": {0: "a", 2: "b"}, "schmier5": {0: "b", 2: "a"}}
+    codes = [
+        (await cluster.table(variant, humans, RULES, PACE, options))[0]
+        for variant, humans in tables.items()
+    ]
+    await asyncio.gather(
+        *(play(cluster, code, asyncio.create_task(asyncio.sleep(0))) for code in codes)
+    )
+    played = time.monotonic() - started
+    cluster.net.clear(relay)
+    checked, _ = await cluster.check(codes)
+    assert checked > 60
+    reconnects = sum(s.reconnects for s in cluster.seats)
+    report(f"players' links 200±50 ms and 5% loss, {reconnects} sockets resumed", games=played)
+
+
 async def test_a_random_schedule(cluster: FaultCluster) -> None:
     """Games of every variant, one after another on both instances, under a random
     schedule of all the faults above (and 5% loss on the players' links) for

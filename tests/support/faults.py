@@ -124,6 +124,26 @@ class FaultCluster:
         self.servers[name] = server
         return server
 
+    def through_relay(self, delay: float, jitter: float) -> Host:
+        """Put a delaying relay (`tests/support/relay.py`) on a host of its own between
+        the players and the instances: from now on the players reach each instance at
+        the relay's address (port `PORT` + its index), every chunk held `delay` ±
+        `jitter` seconds each way. The relay's host is the one to make lossy."""
+        relay = self.net.host("relay")
+        routes = [
+            f"{relay.address}:{PORT + n}={server.address}:{server.port}"
+            for n, server in enumerate(self.servers.values())
+        ]
+        command = [sys.executable, "-m", "tests.support.relay", "--delay", str(delay),
+                   "--jitter", str(jitter), "--seed", self.prefix, *routes]  # fmt: skip
+        self.net.spawn(relay, command, os.environ, self.log_dir / "relay.log", REPO)
+        for n, name in enumerate(list(self.servers)):
+            front = HostServer(relay.address, PORT + n)
+            url = front.base_url + "/healthz"
+            wait_until(lambda url=url: answers(url), f"the relay to {name}")
+            self.servers[name] = front
+        return relay
+
     def logs(self) -> str:
         parts = []
         for path in sorted(self.log_dir.glob("*.log")):

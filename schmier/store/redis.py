@@ -82,7 +82,9 @@ class RedisStore:
 
     `sentinels` (with `sentinel_master`) find the master through Redis Sentinel instead
     of the URL's host and port. `wait_replicas` > 0 makes every commit wait (up to
-    `wait_ms`) until that many replicas have it before it counts as done.
+    `wait_ms`) until that many replicas have it before it counts as done;
+    `wait_strict`: one they did not acknowledge in time is not done (the rooms pause
+    until a write reaches them again, `ping`).
     """
 
     def __init__(
@@ -96,6 +98,7 @@ class RedisStore:
         sentinel_master: str = "mymaster",
         wait_replicas: int = 0,
         wait_ms: int = 1000,
+        wait_strict: bool = False,
     ) -> None:
         if ttl_seconds <= 0:
             raise ValueError(f"ttl_seconds must be positive, got {ttl_seconds!r}")
@@ -125,6 +128,7 @@ class RedisStore:
             resolve=None if self._finder is None else self._finder.master,
             wait_replicas=wait_replicas,
             wait_ms=wait_ms,
+            strict=wait_strict,
         )
         self._switches = None if self._finder is None else SwitchWatch(self._finder, self._moved)
         self._legacy = True
@@ -428,7 +432,12 @@ class RedisStore:
                 return False
             # Not PING: Redis answers PING while still loading its data, and EXISTS
             # only once it serves (-LOADING before).
-            return isinstance(await self._wire.call("EXISTS", self.key("probe")), int)
+            if not isinstance(await self._wire.call("EXISTS", self.key("probe")), int):
+                return False
+            # Strict: back only once a write reaches the replicas, so that a commit
+            # left unsettled is read from a master that will keep it (an old master
+            # cut off from its replicas is not back, however well it answers).
+            return not self._wire.strict or await self._wire.replicated(self.key("probe"))
         except (RedisError, OSError, StoreError):
             return False
 

@@ -82,9 +82,8 @@ class RedisStore:
 
     `sentinels` (with `sentinel_master`) find the master through Redis Sentinel instead
     of the URL's host and port. `wait_replicas` > 0 makes every commit wait (up to
-    `wait_ms`) until that many replicas have it before it counts as done;
-    `wait_strict`: one they did not acknowledge in time is not done (the rooms pause
-    until a write reaches them again, `ping`).
+    `wait_ms`) until that many replicas have it before it counts as done (with
+    `wait_strict`, one they did not acknowledge is not done: see `ping`).
     """
 
     def __init__(
@@ -434,9 +433,8 @@ class RedisStore:
             # only once it serves (-LOADING before).
             if not isinstance(await self._wire.call("EXISTS", self.key("probe")), int):
                 return False
-            # Strict: back only once a write reaches the replicas, so that a commit
-            # left unsettled is read from a master that will keep it (an old master
-            # cut off from its replicas is not back, however well it answers).
+            # Strict: back once a write reaches the replicas, so that an unsettled
+            # commit is read from a master that keeps it (not from an old one cut off).
             return not self._wire.strict or await self._wire.replicated(self.key("probe"))
         except (RedisError, OSError, StoreError):
             return False

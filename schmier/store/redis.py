@@ -40,6 +40,7 @@ from schmier.store.errors import classify
 from schmier.store.health import StoreHealth
 from schmier.store.keys import ALL_PARTS, ROOM_PARTS, Keys
 from schmier.store.outbox import RedisOutbox
+from schmier.store.pubsub import next_message
 from schmier.store.sentinel import Address, SentinelFinder, SwitchWatch
 from schmier.store.wire import RedisWire
 
@@ -65,11 +66,8 @@ class Subscription:
 
     async def next(self) -> bytes:
         """The next message published on the channel; `StoreError` if Redis fails."""
-        while True:
-            with self._store.calling("listen"):
-                message = await self._pubsub.get_message(timeout=None)
-            if message is not None and message.get("type") == "message":
-                return _raw(message["data"])
+        with self._store.calling("listen"):
+            return _raw(await next_message(self._pubsub))
 
 
 class RedisStore:
@@ -380,7 +378,7 @@ class RedisStore:
         Leaving the block closes the subscription, which is what makes `PUBLISH` and
         `subscribers` tell the others that this listener is gone.
         """
-        pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+        pubsub = self._client.pubsub(ignore_subscribe_messages=False)  # see pubsub.py
         try:
             with self.calling("subscribe"):
                 await pubsub.subscribe(channel)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.kit import loopback
 from tests.support.faults import TABLES, FaultCluster, games_until, random_schedule
 from tests.support.netns import Network
 
@@ -105,6 +106,10 @@ async def test_an_owner_cut_off_from_redis(cluster: FaultCluster, seconds: int) 
         cluster.net.cut(owner, cluster.redis.address)
         marks["cut"] = time.monotonic()
         await asyncio.sleep(seconds)
+        # The cut-off owner still runs its loop (a subscription spinning on its dead
+        # socket once TCP keepalive gave up, 45 s in, starved it for good).
+        livez = cluster.servers["a"].base_url + "/livez"
+        assert (await asyncio.to_thread(loopback.get, livez, timeout=10)).status_code == 200
         cluster.net.heal(owner, cluster.redis.address)
         marks["heal"] = time.monotonic()
 

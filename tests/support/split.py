@@ -24,6 +24,7 @@ from schmier.store import RedisStore
 from tests.support.cluster import RoamingSeat
 from tests.support.faults import FaultCluster, wait_until
 from tests.support.netns import Host, Network
+from tests.support.redis_procs import binary
 
 MASTER = "mymaster"
 DOWN_AFTER_MS = 1500
@@ -115,7 +116,8 @@ class SplitCluster(FaultCluster):
                 f"sentinel parallel-syncs {MASTER} 1\n"
             )
             log = self.log_dir / f"{sentinel.label}.log"
-            self.net.spawn(sentinel, ["redis-sentinel", str(conf)], os.environ, log, self.log_dir)
+            argv = [binary("redis-sentinel"), str(conf)]
+            self.net.spawn(sentinel, argv, os.environ, log, self.log_dir)
         wait_until(self.sentinels_ready, "the sentinels to know everybody", 60)
         for name, host in self.hosts.items():
             self.start_instance(name, host)

@@ -1,6 +1,8 @@
 """A long random schedule of network faults, every game's history checked.
 
     python -m bench.netfaults [--minutes 10] [--seed netfaults]
+    python -m bench.netfaults --long     # the owner cut off from Redis for 60 s
+    python -m bench.netfaults --split    # the primary cut off, with and without strict WAIT
 
 Runs the random-schedule scenario of `tests/test_netfaults.py` for `--minutes` instead
 of the suite's 30 seconds: Redis and two instances each in a network namespace of its
@@ -13,6 +15,13 @@ with `SCHMIER_NETFAULTS_SECONDS` and `SCHMIER_NETFAULTS_SEED` set, printing its
 `netfaults` lines (the games, the faults, the frames and commits checked), with the
 suite's per-test timeout raised to fit. Needs root (namespaces, iptables); exits with
 pytest's status.
+
+`--long` runs the scenarios too slow for the suite instead: an owner cut off from Redis
+for 60 s (`SCHMIER_NETFAULTS_LONG`). `--split` runs the Redis primary cut off from its
+sentinels and its replica (`tests/test_netsplit.py`) with `SCHMIER_REDIS_WAIT_STRICT`
+and without it (`SCHMIER_NETFAULTS_LAX`), printing its `netsplit` lines: how soon the
+replica was promoted, and without strict waiting how many accepted states the players
+saw taken back.
 """
 
 from __future__ import annotations
@@ -29,16 +38,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", default="netfaults")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--long", action="store_true", help="the owner cut off for 60 s")
+    which.add_argument("--split", action="store_true", help="the primary cut off")
     args = parser.parse_args(argv)
     env = {
         **os.environ,
         "SCHMIER_NETFAULTS_SECONDS": str(args.minutes * 60),
         "SCHMIER_NETFAULTS_SEED": args.seed,
         "SCHMIER_TEST_REQUIRE": "netns,redis",
+        "SCHMIER_NETFAULTS_LONG": "1",
+        "SCHMIER_NETFAULTS_LAX": "1",
     }
+    chosen = ["tests/test_netfaults.py", "-k", "random_schedule"]
+    if args.long:
+        chosen = ["tests/test_netfaults.py", "-k", "owner_cut_off_from_redis and 60"]
+    elif args.split:
+        chosen = ["tests/test_netsplit.py"]
     command = [
-        sys.executable, "-m", "pytest", "tests/test_netfaults.py", "-k", "random_schedule",
-        "-n", "0", "-s", "-q", "-p", "no:cacheprovider",
+        sys.executable, "-m", "pytest", *chosen, "-n", "0", "-s", "-q", "-p", "no:cacheprovider",
         "--timeout", str(int(args.minutes * 60 + 600)),
     ]  # fmt: skip
     return subprocess.run(command, cwd=REPO, env=env, check=False).returncode

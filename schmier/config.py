@@ -54,6 +54,14 @@ class Settings(BaseSettings):
         le=60_000,
         description="Milliseconds a commit waits for its replicas before it counts as done.",
     )
+    redis_wait_strict: bool = Field(
+        False,
+        description=(
+            "A commit its replicas did not acknowledge in time is not done: the rooms "
+            "pause until a write reaches the replicas again (survives a master cut off "
+            "from its replicas and replaced)."
+        ),
+    )
     instance_id: str | None = Field(
         None,
         pattern=r"^[A-Za-z0-9_.-]{1,64}$",

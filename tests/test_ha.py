@@ -306,3 +306,46 @@ async def test_wait_for_a_replica_and_without_one(tmp_path: Path, redis_prefix: 
         await store.aclose()
         replica.kill()
         primary.kill()
+
+
+async def test_strict_waiting_refuses_what_no_replica_has(
+    tmp_path: Path, redis_prefix: str
+) -> None:
+    """`wait_strict`: a commit the replica did not acknowledge fails as an outage (its
+    outcome unknown to the room), the store is not back while a write reaches no
+    replica, and is back once the replica is again."""
+    primary = RedisProcess(tmp_path / "p").start()
+    replica = RedisProcess(tmp_path / "r", "--replicaof", "127.0.0.1", str(primary.port))
+    replica.start()
+    store = RedisStore(
+        primary.url,
+        prefix=redis_prefix,
+        ttl_seconds=600,
+        wait_replicas=1,
+        wait_ms=500,
+        wait_strict=True,
+    )
+    try:
+        await asyncio.to_thread(wait_for, lambda: role_replicas(primary.port) == 1, "listed")
+        assert await store.create("room", b"v0")
+        await store.commit("room", 1, b"v", [b"e"])
+        assert await store.ping()
+        replica.kill()
+        with pytest.raises(StoreUnavailable, match="0 of 1 replicas"):
+            await store.commit("room", 2, b"v", [b"e"])
+        assert store.wire.unreplicated == 1 and not store.wire.degraded
+        assert not await store.ping()
+        with pytest.raises(StoreUnavailable):  # not degraded: every commit waits
+            await store.commit("room", 3, b"v", [b"e"])
+        replica.start()
+        await asyncio.to_thread(wait_for, lambda: role_replicas(primary.port) == 1, "back")
+        for _ in range(50):  # the replica's first acknowledgement comes within a second
+            if await store.ping():
+                break
+            await asyncio.sleep(0.1)
+        assert await store.ping()
+        await store.commit("room", 4, b"v", [b"e"])
+    finally:
+        await store.aclose()
+        replica.kill()
+        primary.kill()

@@ -100,6 +100,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         sentinel_master=settings.redis_sentinel_master,
         wait_replicas=settings.redis_wait_replicas,
         wait_ms=settings.redis_wait_ms,
+        wait_strict=settings.redis_wait_strict,
     )
     metrics = Metrics()
     metrics.watch_store(the_store)

@@ -48,6 +48,7 @@ def open_store(
     sentinel_master: str = "mymaster",
     wait_replicas: int = 0,
     wait_ms: int = 1000,
+    wait_strict: bool = False,
 ) -> RoomStore:
     """The configured store: Redis when a URL or sentinels are given, otherwise memory.
 
@@ -65,6 +66,7 @@ def open_store(
             sentinel_master=sentinel_master,
             wait_replicas=wait_replicas,
             wait_ms=wait_ms,
+            wait_strict=wait_strict,
         )
     return MemoryStore(ttl_seconds)
 

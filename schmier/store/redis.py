@@ -40,6 +40,7 @@ from schmier.store.errors import classify
 from schmier.store.health import StoreHealth
 from schmier.store.keys import ALL_PARTS, ROOM_PARTS, Keys
 from schmier.store.outbox import RedisOutbox
+from schmier.store.pubsub import next_message
 from schmier.store.sentinel import Address, SentinelFinder, SwitchWatch
 from schmier.store.wire import RedisWire
 
@@ -65,11 +66,8 @@ class Subscription:
 
     async def next(self) -> bytes:
         """The next message published on the channel; `StoreError` if Redis fails."""
-        while True:
-            with self._store.calling("listen"):
-                message = await self._pubsub.get_message(timeout=None)
-            if message is not None and message.get("type") == "message":
-                return _raw(message["data"])
+        with self._store.calling("listen"):
+            return _raw(await next_message(self._pubsub))
 
 
 class RedisStore:
@@ -82,7 +80,8 @@ class RedisStore:
 
     `sentinels` (with `sentinel_master`) find the master through Redis Sentinel instead
     of the URL's host and port. `wait_replicas` > 0 makes every commit wait (up to
-    `wait_ms`) until that many replicas have it before it counts as done.
+    `wait_ms`) until that many replicas have it before it counts as done (with
+    `wait_strict`, one they did not acknowledge is not done: see `ping`).
     """
 
     def __init__(
@@ -96,6 +95,7 @@ class RedisStore:
         sentinel_master: str = "mymaster",
         wait_replicas: int = 0,
         wait_ms: int = 1000,
+        wait_strict: bool = False,
     ) -> None:
         if ttl_seconds <= 0:
             raise ValueError(f"ttl_seconds must be positive, got {ttl_seconds!r}")
@@ -125,6 +125,7 @@ class RedisStore:
             resolve=None if self._finder is None else self._finder.master,
             wait_replicas=wait_replicas,
             wait_ms=wait_ms,
+            strict=wait_strict,
         )
         self._switches = None if self._finder is None else SwitchWatch(self._finder, self._moved)
         self._legacy = True
@@ -377,7 +378,7 @@ class RedisStore:
         Leaving the block closes the subscription, which is what makes `PUBLISH` and
         `subscribers` tell the others that this listener is gone.
         """
-        pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+        pubsub = self._client.pubsub(ignore_subscribe_messages=False)  # see pubsub.py
         try:
             with self.calling("subscribe"):
                 await pubsub.subscribe(channel)
@@ -428,7 +429,11 @@ class RedisStore:
                 return False
             # Not PING: Redis answers PING while still loading its data, and EXISTS
             # only once it serves (-LOADING before).
-            return isinstance(await self._wire.call("EXISTS", self.key("probe")), int)
+            if not isinstance(await self._wire.call("EXISTS", self.key("probe")), int):
+                return False
+            # Strict: back once a write reaches the replicas, so that an unsettled
+            # commit is read from a master that keeps it (not from an old one cut off).
+            return not self._wire.strict or await self._wire.replicated(self.key("probe"))
         except (RedisError, OSError, StoreError):
             return False
 

@@ -36,6 +36,7 @@ from redis.asyncio.sentinel import (
 from redis.exceptions import RedisError
 
 from schmier.store.base import StoreUnavailable
+from schmier.store.pubsub import next_message
 
 Address = tuple[str, int]
 
@@ -141,14 +142,12 @@ class SwitchWatch:
         quietly (the others still speak, and the store finds the master anyway)."""
         while True:
             client = aioredis.Redis(host=host, port=port, socket_connect_timeout=SENTINEL_TIMEOUT)
-            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            pubsub = client.pubsub(ignore_subscribe_messages=False)  # see pubsub.py
             try:
                 await pubsub.subscribe("+switch-master")
                 while True:
-                    message = await pubsub.get_message(timeout=None)
-                    if message is not None and message.get("type") == "message":
-                        await self._announced(message["data"])
-            except (RedisError, OSError):
+                    await self._announced(await next_message(pubsub))
+            except (RedisError, OSError, StoreUnavailable):
                 pass
             finally:
                 with contextlib.suppress(RedisError, OSError):

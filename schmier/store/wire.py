@@ -71,7 +71,8 @@ class RedisWire:
 
     `resolve`, when given, says where the master is at each connection (the URL's host
     and port are then unused) and the connection is checked to be a master's.
-    `wait_replicas` > 0: durable calls wait for that many replicas (up to `wait_ms`).
+    `wait_replicas` > 0: durable calls wait for that many replicas (up to `wait_ms`);
+    `strict`: one that they did not all acknowledge in time fails instead of counting.
     """
 
     def __init__(
@@ -83,6 +84,7 @@ class RedisWire:
         resolve: Callable[[], Awaitable[Address]] | None = None,
         wait_replicas: int = 0,
         wait_ms: int = 1000,
+        strict: bool = False,
     ) -> None:
         self._options: dict[str, Any] = dict(parse_url(url))
         self._timeout = timeout
@@ -90,6 +92,11 @@ class RedisWire:
         self._resolve = resolve
         self._wait_replicas = wait_replicas
         self._wait = _encode(("WAIT", wait_replicas, wait_ms)) if wait_replicas > 0 else None
+        self._wait_ms = wait_ms
+        self.strict = strict and wait_replicas > 0
+        """A durable call no replica acknowledged fails (`StoreUnavailable`: its outcome
+        is known only once a write reaches the replicas again, see `replicated`)
+        instead of counting; never `degraded`."""
         self._protocol: _Protocol | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._connecting: asyncio.Task[_Protocol] | None = None
@@ -202,9 +209,28 @@ class RedisWire:
         if replicas >= self._wait_replicas:
             return
         self.unreplicated += 1
+        if self.strict:
+            # The master has it, but a failover now would lose it: nobody may see it
+            # as done until a write is known to reach the replicas (the room pauses
+            # and settles it then, from whichever master the sentinels name).
+            event("store.unreplicated", logging.WARNING, replicas=replicas)
+            raise StoreUnavailable(
+                f"{replicas} of {self._wait_replicas} replicas acknowledged the commit"
+            )
         self._degrade(replicas)
 
+    async def replicated(self, key: str) -> bool:
+        """Whether a write made now (to `key`) reaches `wait_replicas` replicas within
+        `wait_ms`: after it, everything this connection wrote before is on them too.
+        A write, not a bare `WAIT`: a replica cut off from its master still counts
+        for offsets it acknowledged before the cut."""
+        await self.call("SET", key, "1", "PX", 60_000)
+        replicas = await self.call("WAIT", self._wait_replicas, self._wait_ms)
+        return int(replicas) >= self._wait_replicas
+
     def _degrade(self, replicas: int) -> None:
+        if self.strict:
+            return
         if not self.degraded:
             self.degraded = True
             event("store.unreplicated", logging.WARNING, replicas=replicas)

@@ -66,14 +66,24 @@ def answers(url: str) -> bool:
 class FaultCluster:
     """Redis on host `redis`, instances on hosts `a` and `b`."""
 
+    seat_kind: type[RoamingSeat] = RoamingSeat
+    """How the players play their seats."""
+
     def __init__(self, net: Network, log_dir: Path, lease_ms: int = 1500) -> None:
+        self.players(net, log_dir, lease_ms)
+        self.redis = net.host("redis")
+        self.hosts = {name: net.host(name) for name in ("a", "b")}
+        self.redis_url = f"redis://{self.redis.address}:6379/0"
+
+    def players(self, net: Network, log_dir: Path, lease_ms: int) -> None:
+        """What every cluster of faults has, whatever its Redis: the instances and the
+        players' seats and rooms."""
         self.net = net
         self.log_dir = log_dir
         self.lease_ms = lease_ms
         self.prefix = fresh_prefix("schmier-netfaults", 8) + ":"
-        self.redis = net.host("redis")
-        self.hosts = {name: net.host(name) for name in ("a", "b")}
-        self.redis_url = f"redis://{self.redis.address}:6379/0"
+        self.env: dict[str, str] = {}
+        """Settings of every instance started from now on (the sentinels, say)."""
         self.servers: dict[str, HostServer] = {}
         self.recorder: StoreRecorder | None = None
         self.seats: list[RoamingSeat] = []
@@ -111,6 +121,7 @@ class FaultCluster:
         env = {
             **os.environ,
             **cluster_env(self.redis_url, self.prefix, name, self.lease_ms),
+            **self.env,
             "SCHMIER_HOST": host.address,
             "SCHMIER_PORT": str(PORT),
             "SCHMIER_DATA_DIR": tempfile.mkdtemp(prefix="schmier-data-", dir=self.log_dir),
@@ -123,6 +134,26 @@ class FaultCluster:
         wait_until(lambda: answers(server.base_url + "/healthz"), f"instance {name}")
         self.servers[name] = server
         return server
+
+    def through_relay(self, delay: float, jitter: float) -> Host:
+        """Put a delaying relay (`tests/support/relay.py`) on a host of its own between
+        the players and the instances: from now on the players reach each instance at
+        the relay's address (port `PORT` + its index), every chunk held `delay` ±
+        `jitter` seconds each way. The relay's host is the one to make lossy."""
+        relay = self.net.host("relay")
+        routes = [
+            f"{relay.address}:{PORT + n}={server.address}:{server.port}"
+            for n, server in enumerate(self.servers.values())
+        ]
+        command = [sys.executable, "-m", "tests.support.relay", "--delay", str(delay),
+                   "--jitter", str(jitter), "--seed", self.prefix, *routes]  # fmt: skip
+        self.net.spawn(relay, command, os.environ, self.log_dir / "relay.log", REPO)
+        for n, name in enumerate(list(self.servers)):
+            front = HostServer(relay.address, PORT + n)
+            url = front.base_url + "/healthz"
+            wait_until(lambda url=url: answers(url), f"the relay to {name}")
+            self.servers[name] = front
+        return relay
 
     def logs(self) -> str:
         parts = []
@@ -158,7 +189,7 @@ class FaultCluster:
         seats = []
         for seat, name in sorted(humans.items()):
             _, token = await first.join(code, f"Player {seat}", seat)
-            roaming = RoamingSeat(
+            roaming = self.seat_kind(
                 code, seat, token, lambda: list(self.servers.values()),
                 random.Random(f"{code}{seat}"), start=order.index(name), pace=pace,
                 options=options,
@@ -221,14 +252,13 @@ class FaultCluster:
         await asyncio.sleep(0.3)
         finals = {code: await self.final(code) for code in codes}
         await asyncio.sleep(0.3)
-        assert self.recorder is not None
-        history = self.recorder.stop()
+        history = self.recorder.stop() if self.recorder is not None else None
         sockets = [
             Socket(seat.code, seat.seat, client.transcript)
             for seat in self.seats
             for client in seat.clients
         ]
-        return check(sockets, finals, history), history
+        return check(sockets, finals, history), history or StoreHistory(self.prefix)
 
 
 FAULTS = ("owner_from_redis", "instances_apart", "players_cut", "players_lossy")

@@ -8,7 +8,8 @@ subnet. Only loopback and these namespaces' own addresses are ever targets.
 Faults are `iptables` rules inside a host's namespace (each namespace has tables of its
 own): `cut` drops everything between a host and an address both ways until `heal`;
 `lossy` drops a share of the packets at random (the `statistic` match). This kernel has
-no `netem` qdisc, so latency would need a relaying process; none is used here.
+no `netem` qdisc: latency comes from a relaying process on a host of its own
+(`tests/support/relay.py`, `FaultCluster.through_relay`).
 
 Processes are started inside a namespace with `ip netns exec` (which execs the command:
 the PID is the process's own). `close` kills them by PID and deletes the veth pairs, the

@@ -55,6 +55,7 @@ def test_ha_compose_has_no_single_point_of_failure() -> None:
         )
         assert env["SCHMIER_REDIS_SENTINEL_MASTER"] == "mymaster"
         assert env["SCHMIER_REDIS_WAIT_REPLICAS"] == "1"
+        assert env["SCHMIER_REDIS_WAIT_STRICT"] == "true"
         assert {key.removeprefix("SCHMIER_") for key in env} <= fields
         instances.add(env["SCHMIER_INSTANCE_ID"])
         assert app["healthcheck"]["test"][1:] == healthcheck_argv(dockerfile())

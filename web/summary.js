@@ -1,11 +1,13 @@
 // The hand summary (who took each point, in the rule book's `points` order; the game
-// totals; the bid, made or set; the score changes) and the score sheet (one row a hand,
-// from the room state's sheet, kept across reloads by state.js).
+// totals; the bid, made or set; the score changes; each player's accuracy by the coach,
+// handcoach.js) and the score sheet (one row a hand, from the room state's sheet, kept
+// across reloads by state.js).
 
 import { num, signed, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { room, seatName, sideLabel, teamIndex, teamLabel, teamLetter } from "./state.js";
-import { lastHandTools } from "./reviewopen.js";
+import { lastHandTools, openHand } from "./reviewopen.js";
+import { resumeSummaryCoach, summaryCoach } from "./handcoach.js";
 import { pointTerm } from "./terms.js";
 
 /** The points of `last` in the order the game reports them (any the book omits last). */
@@ -57,7 +59,7 @@ export function renderSummary() {
     el,
     h(
       "details",
-      { class: "card-panel hand-summary", open: recent, id: "hand-summary" },
+      { class: "card-panel hand-summary", open: recent, id: "hand-summary", ontoggle: resumeSummaryCoach },
       h("summary", {}, h("h2", { class: "inline" }, recent ? t("summary.title") : t("summary.last"))),
       h(
         "p",
@@ -70,8 +72,14 @@ export function renderSummary() {
       totals ? h("p", { class: "muted" }, t("summary.game_totals"), ": ", totals) : null,
       h("ul", { class: "deltas" }, deltas),
       lastHandTools(),
+      summaryCoach(coachInReview),
     ),
   );
+}
+
+/** The review of hand `n` opened at its coach (handcoach.js's "each decision"). */
+export function coachInReview(n) {
+  openHand(n, { coach: true });
 }
 
 export function renderSheet() {

@@ -3,22 +3,27 @@ and a phone: the summary of the last hand offers to weigh it (only looking costs
 server nothing: no analysis is started by showing the summary), asked by keyboard or by
 touch it shows each player's accuracy and points left on the table as the API has them
 (rounded as the page rounds), links to the review's coach, and another browser opening
-the room later is shown them at once; past the room's quota it says when to ask again.
+the room later is shown them at once; past the room's quota it says when to ask again;
+the next hand dealt stops the polling, and opening the folded summary resumes it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
+import random
 import re
+import threading
 from typing import Any
 
 import pytest
 
+from schmier import engine
 from tests.support import loopback
 from tests.support.browsers import PHONE, PageFactory, screenshot
 from tests.support.play import check_fits
 from tests.support.screens import axe_violations
-from tests.support.servers import RunningServer, ServerFactory
+from tests.support.servers import Client, Player, RunningServer, ServerFactory
 from tests.test_browser_review import get_json, play_over_the_wire
 
 pytestmark = pytest.mark.browser
@@ -133,3 +138,81 @@ def test_past_the_rooms_quota_the_summary_says_when_to_ask_again(
     assert page.locator(WEIGH).is_enabled()
     assert server.app.state.analyses.started == 1
     assert axe_violations(page, "summary coach refused") == []
+
+
+def one_hand_then_idle(server: RunningServer, variant: str, stop: threading.Event) -> Any:
+    """Ann and bots play one hand over the protocol; Ann then acts no more (the next
+    hand, dealt after the pause, waits at her turn) until `stop`. In a thread of its
+    own; returns the thread and its outcome (`code` once the room is started)."""
+    outcome: dict[str, Any] = {}
+    ready = threading.Event()
+
+    async def main() -> None:
+        code = await server.create_room(variant, {"target": 50})
+        _, token = await server.join(code, "Ann", 0)
+        client = await Client.seated(server, code, token)
+        for seat in range(1, engine.seat_count(variant)):
+            await client.send({"type": "add_bot", "seat": seat})
+        await client.wait_state(lambda v: {"type": "start"} in v["legal"])
+        await client.send({"type": "start"})
+        outcome["code"] = code
+        ready.set()
+        player = Player(client, random.Random(variant))
+        await player.play_until(lambda v: v["phase"] == "hand_over", timeout=120)
+        while not stop.is_set():
+            await asyncio.sleep(0.1)
+        await client.close()
+
+    def run() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # handed to the test's thread
+            outcome["error"] = exc
+        finally:
+            ready.set()
+
+    thread = threading.Thread(target=run, name=f"one-hand-{variant}")
+    thread.start()
+    assert ready.wait(60) and "code" in outcome, outcome.get("error")
+    return thread, outcome
+
+
+def test_the_next_hand_stops_the_polling_and_opening_the_summary_resumes_it(
+    pages: PageFactory, server_factory: ServerFactory
+) -> None:
+    # A long analysis (four times the effort), a pause between hands long enough to ask.
+    server = server_factory(analysis_effort=400, hand_pause=6, bot_delay=0.05, idle_turn_seconds=0)
+    stop = threading.Event()
+    thread, outcome = one_hand_then_idle(server, "schmier6", stop)
+    code = outcome["code"]
+    try:
+        page = pages(locale="en-GB")
+        asked: list[str] = []
+        page.on("request", lambda r: asked.append(r.url) if "/analysis" in r.url else None)
+        page.goto(f"{server.base_url}/r/{code}")
+        page.click(
+            f"body[data-phase='hand_over'] #hand-summary[open] "
+            f"{COACH}[data-hand='1'][data-state='idle'] {WEIGH}",
+            timeout=120_000,
+        )
+        page.wait_for_selector(f"{COACH}[data-state='pending']")
+        # The next hand is dealt: the summary folds, the polling stops.
+        page.wait_for_selector("body:not([data-phase='hand_over']) #hand-summary:not([open])")
+        page.wait_for_timeout(500)  # a poll already on its way may land
+        polled = len(asked)
+        page.wait_for_timeout(3_000)
+        assert len(asked) == polled, asked[polled:]
+        url = f"{server.base_url}/api/rooms/{code}/hands/1/analysis?start=0"
+        still = loopback.get(url, timeout=10)
+        assert still.status_code == 202, "the analysis ended before the test could see"
+        assert page.locator(f"{COACH}[data-state='pending']").count() == 1
+        # Opened again (the hand in play meanwhile): the polling goes on to the end, and
+        # the summary stays open as the player left it while the table's state changes.
+        page.click("#hand-summary > summary")
+        page.wait_for_selector(f"#hand-summary[open] {COACH}[data-state='done']", timeout=300_000)
+        assert len(asked) > polled
+        check_figures(page, analysis_of(server, code, 1))
+    finally:
+        stop.set()
+        thread.join(30)
+    assert "error" not in outcome, outcome.get("error")

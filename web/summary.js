@@ -28,6 +28,8 @@ function pointRow(last, p) {
   return h("tr", { dataset: { point: p } }, h("th", { scope: "row" }, pointTerm(p)), h("td", {}, who));
 }
 
+let wasRecent = null; // whether the summary drawn last was of a hand that had just ended
+
 export function renderSummary() {
   const v = room.view;
   const el = $("summary");
@@ -38,8 +40,12 @@ export function renderSummary() {
     return;
   }
   el.hidden = false;
-  // Open by itself when the hand has just ended; folded once the next hand is dealt.
+  // Open by itself when the hand has just ended; folded once the next hand is dealt;
+  // between the two as the player left it (opened to read the coach, say).
   const recent = ["hand_over", "game_over"].includes(v.phase);
+  const drawn = $("hand-summary");
+  const open = drawn && recent === wasRecent ? drawn.open : recent;
+  wasRecent = recent;
   // The game totals in the order of the sides (A, B, C), not the bidder's side first.
   const totals = (last.game_totals || [])
     .map((n, i) => ({ n, side: last.sides[i], at: Math.min(...last.sides[i].map(teamIndex)) }))
@@ -59,7 +65,7 @@ export function renderSummary() {
     el,
     h(
       "details",
-      { class: "card-panel hand-summary", open: recent, id: "hand-summary", ontoggle: resumeSummaryCoach },
+      { class: "card-panel hand-summary", open, id: "hand-summary", ontoggle: resumeSummaryCoach },
       h("summary", {}, h("h2", { class: "inline" }, recent ? t("summary.title") : t("summary.last"))),
       h(
         "p",

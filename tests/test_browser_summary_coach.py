@@ -3,8 +3,9 @@ and a phone: the summary of the last hand offers to weigh it (only looking costs
 server nothing: no analysis is started by showing the summary), asked by keyboard or by
 touch it shows each player's accuracy and points left on the table as the API has them
 (rounded as the page rounds), links to the review's coach, and another browser opening
-the room later is shown them at once; past the room's quota it says when to ask again;
-the next hand dealt stops the polling, and opening the folded summary resumes it.
+the room later is shown them at once, the room's history its game's accuracy; past the
+room's quota it says when to ask again; the next hand dealt stops the polling, and
+opening the folded summary resumes it.
 """
 
 from __future__ import annotations
@@ -104,6 +105,17 @@ def test_the_summary_shows_each_players_accuracy_from_the_coach(
     page.wait_for_selector("#review-dialog .coach[data-state='done']")
     assert page.evaluate("() => document.activeElement.matches('.coach')")
     page.click("button[data-review='close']")
+    # The room's history: the game's accuracy per player, over the one hand weighed.
+    page.click("#history summary")
+    line = page.wait_for_selector("#history .history-accuracy")
+    history = get_json(server, f"/api/rooms/{code}/history")
+    game = history["games"][-1]
+    assert page.locator(f"#history [data-game='{game['game']}'] .history-accuracy").count() == 1
+    text = line.text_content() or ""
+    assert "(1)" in text, text
+    for seat in game["accuracy"]:
+        assert seat["hands"] == 1
+        assert f"{seat['name']} {half_up(seat['accuracy'])}" in text, (seat, text)
     # Another browser opening the room later is shown the figures at once, no click.
     other = pages(**options)
     other.goto(f"{server.base_url}/r/{code}")

@@ -67,6 +67,7 @@ function coachOf(code, n, openReview) {
   c.explain = h("p", { class: "muted small" });
   c.start = h("button", { type: "button", class: "secondary", dataset: { action: "coach_weigh" }, onclick: () => ask(c, true) });
   c.bar = h("progress", { class: "coach-progress", max: "1", value: "0", hidden: true });
+  c.row = h("div", { class: "row summary-coach-ask" }, c.start, c.bar);
   c.status = h("p", { class: "coach-status small", role: "status", "aria-live": "polite" });
   c.figures = h("div", { class: "summary-coach-figures", "aria-live": "polite" });
   c.review = h("button", { type: "button", class: "quiet", dataset: { action: "coach_review" }, onclick: () => openReview(n) });
@@ -75,7 +76,7 @@ function coachOf(code, n, openReview) {
     { class: "summary-coach", "aria-labelledby": "summary-coach-title", dataset: { coachSummary: "", hand: String(n) } },
     c.title,
     c.explain,
-    h("div", { class: "row summary-coach-ask" }, c.start, c.bar),
+    c.row,
     c.status,
     c.figures,
     c.review,
@@ -115,6 +116,7 @@ function draw(c) {
   c.start.disabled = c.asking;
   say(c.start, t("handcoach.start"));
   c.bar.hidden = c.phase !== "pending";
+  c.row.hidden = c.start.hidden && c.bar.hidden;
   c.bar.setAttribute("aria-label", t("coach.progress_label"));
   if (c.phase === "pending") {
     c.bar.max = Math.max(1, c.progress.total);

@@ -4,7 +4,8 @@ A game is played to its end by a test client and the bots; each finished hand's
 analysis is asked for: 202 with its progress (and a `Retry-After`) while computed, then
 200 with every decision of the hand that had a choice, as docs/protocol.md says; 404
 exactly where the record is; computed once; the room's quota refuses with 429 and a
-`Retry-After`, and polling never counts; with Redis it survives a restart.
+`Retry-After`, and polling never counts, nor does only looking (`start=0`, a 204 where
+nobody computes it); with Redis it survives a restart.
 """
 
 from __future__ import annotations
@@ -128,13 +129,33 @@ async def test_the_rooms_quota_refuses_with_a_time_and_polling_is_free(
     async with loopback.async_client(base_url=server.base_url) as http:
         listed = (await http.get(f"/api/rooms/{code}/hands")).json()
         assert len(listed) >= 2
+        # Only looking (`start=0`) starts nothing and costs nothing: a 204, twice.
+        for _ in range(2):
+            looked = await http.get(f"/api/rooms/{code}/hands/1/analysis?start=0")
+            assert looked.status_code == 204 and looked.content == b""
+        assert server.app.state.analyses.started == 0
+        for bad in ("2", "yes", "", "01"):
+            wrong = await http.get(f"/api/rooms/{code}/hands/1/analysis?start={bad}")
+            assert wrong.status_code == 422, (bad, wrong.text)
+        assert server.app.state.analyses.started == 0
         assert (await http.get(f"/api/rooms/{code}/hands/1/analysis")).status_code in (200, 202)
         refused = await http.get(f"/api/rooms/{code}/hands/2/analysis")
         assert refused.status_code == 429, refused.text
         assert int(refused.headers["Retry-After"]) > 60
         assert refused.json()["retry_after"] == int(refused.headers["Retry-After"])
-        await analysed(http, code, 1)  # polling the first never counts
+        # Looking at the one being computed shows its progress; at the refused one, a 204.
+        looked = await http.get(f"/api/rooms/{code}/hands/1/analysis?start=0")
+        assert looked.status_code in (200, 202), looked.text
+        if looked.status_code == 202:
+            assert looked.json()["status"] == "pending"
+        looked = await http.get(f"/api/rooms/{code}/hands/2/analysis?start=0")
+        assert looked.status_code == 204
+        analysis = await analysed(http, code, 1)  # polling the first never counts
+        looked = await http.get(f"/api/rooms/{code}/hands/1/analysis?start=0")
+        assert looked.status_code == 200 and looked.json() == analysis
         assert (await http.get(f"/api/rooms/{code}/hands/2/analysis")).status_code == 429
+        missing = await http.get(f"/api/rooms/{code}/hands/{len(listed) + 1}/analysis?start=0")
+        assert missing.status_code == 404
     assert server.app.state.analyses.started == 1
 
 

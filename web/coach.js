@@ -19,7 +19,8 @@ function markText(mark) {
 
 /**
  * The coach's panel for the review of `record` (room `code`; `steps` the review's
- * steps, `goTo(i)` shows step i). Returns `{el, show(at)}`: `show` follows the review.
+ * steps, `goTo(i)` shows step i). Returns `{el, show(at), open()}`: `show` follows the
+ * review, `open` asks at once and takes the focus.
  */
 export function coachPanel(record, steps, code, goTo) {
   const names = (record.seats || []).map((s, k) => s.name || t("seat.n", { n: k + 1 }));
@@ -35,7 +36,7 @@ export function coachPanel(record, steps, code, goTo) {
   const body = h("div", { class: "coach-body", hidden: true }, h("label", { class: "coach-seat" }, `${t("coach.seat")} `, seatPick), players, swings, detail);
   const el = h(
     "section",
-    { class: "coach card-panel", "aria-label": t("coach.title"), dataset: { coach: "panel" } },
+    { class: "coach card-panel", tabindex: "-1", "aria-label": t("coach.title"), dataset: { coach: "panel" } },
     h("h3", {}, t("coach.title")),
     h("p", { class: "muted small" }, t("coach.explain")),
     h("div", { class: "row coach-ask" }, start, progress),
@@ -156,6 +157,11 @@ export function coachPanel(record, steps, code, goTo) {
     } catch {
       res = { status: 0, data: null };
     }
+    // The hand summary (handcoach.js) shows what the coach answered here too.
+    if (res.status === 200 || res.status === 202) {
+      const detail = { code, n: record.n, status: res.status, data: res.data };
+      document.dispatchEvent(new CustomEvent("schmier:analysis", { detail }));
+    }
     if (res.status === 200 && res.data) {
       state.analysis = res.data;
       state.pending = null;
@@ -184,5 +190,11 @@ export function coachPanel(record, steps, code, goTo) {
     else status.textContent = t("coach.failed");
   };
   start.addEventListener("click", ask);
-  return { el, show };
+  // Opened at the coach (from the hand summary): asked at once, the focus on it.
+  const open = () => {
+    if (!state.asked) ask();
+    el.focus({ preventScroll: true });
+    el.scrollIntoView({ block: "start" });
+  };
+  return { el, show, open };
 }

@@ -16,6 +16,11 @@ import { pointTerm } from "./terms.js";
 
 const panel = { open: false, data: null, failed: false, loading: false };
 
+// A hand weighed by the coach (coach.js, handcoach.js): the game's accuracy changes.
+document.addEventListener("schmier:analysis", (ev) => {
+  if (ev.detail && ev.detail.status === 200) refreshHistory();
+});
+
 /** The panel's frame in the side column (filled by renderHistory). */
 export function historyPanel() {
   const details = h(
@@ -129,7 +134,7 @@ function accuracyLine(game) {
     "p",
     { class: "muted small history-accuracy", dataset: { coach: "accuracy" } },
     `${t("history.accuracy", { n: hands })} `,
-    seats.map((s) => `${s.name} ${num(Math.round(s.accuracy))}`).join(" · "),
+    seats.map((s) => `${botName(s.name)} ${num(Math.round(s.accuracy))}`).join(" · "),
   );
 }
 

@@ -16,7 +16,7 @@ export async function api(method, path, body) {
   } catch {
     data = null;
   }
-  return { status: res.status, data };
+  return { status: res.status, data, headers: res.headers };
 }
 
 const TOKEN_KEY = "schmier.tokens";

@@ -11,7 +11,8 @@ import { myTurn, room, subscribe } from "./state.js";
 import { renderScoreboard, renderTable, renderTopbar } from "./table.js";
 import { renderActions } from "./actions.js";
 import { renderHand } from "./hand.js";
-import { renderSheet, renderSummary } from "./summary.js";
+import { coachInReview, renderSheet, renderSummary } from "./summary.js";
+import { renderSummaryCoach } from "./handcoach.js";
 import {
   chatPanel,
   joinPanel,
@@ -59,6 +60,7 @@ const REDRAW = {
     keepFocus(() => {
       renderFairAlert(room.deals);
       renderHandTools();
+      renderSummaryCoach(coachInReview);
       renderTogether();
       renderSheet();
       refreshHistory();

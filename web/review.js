@@ -30,7 +30,8 @@ function stepTitle(step, count) {
 /**
  * Build the review of `record` (the rule book `book`; `outcome` the check of its deal,
  * if made; `onStep(i)` told of each step the viewer moves to). Returns `{el, go(delta),
- * goTo(i, quiet), key(event), steps, stage, at(), focus()}`.
+ * goTo(i, quiet), key(event), steps, stage, coaching, at(), focus()}` (`coaching` the
+ * coach's panel, coach.js, or null).
  */
 export function reviewView(record, book, { code, outcome = null, step = 0, onStep = null, coach = Boolean(code) } = {}) {
   const { facts, steps } = stepsOf(record);
@@ -103,7 +104,7 @@ export function reviewView(record, book, { code, outcome = null, step = 0, onSte
   );
   draw();
   const key = (ev) => keys(ev, go, goTo, steps.length);
-  return { el, go, goTo, key, steps, stage, at: () => state.at, focus: () => el.focus({ preventScroll: true }) };
+  return { el, go, goTo, key, steps, stage, coaching, at: () => state.at, focus: () => el.focus({ preventScroll: true }) };
 }
 
 /** ← → step, Home and End go to the ends (not while typing, nor with a modifier). */
@@ -202,8 +203,9 @@ let openDialog = null;
  * Show the review of hand `n` over the room. `load()` gives its record (or null) and
  * `outcomeOf(record)` the check of its deal. Escape, or the close button, closes it.
  * `code` null: a hand of a club's archive, whose room may be gone (no page, no link).
+ * `coach`: opened at the coach, its analysis asked for at once (the hand summary's link).
  */
-export async function openReviewDialog(code, n, book, load, outcomeOf) {
+export async function openReviewDialog(code, n, book, load, outcomeOf, { coach = false } = {}) {
   closeReviewDialog();
   const dialog = h("dialog", { class: "review-dialog", id: "review-dialog", "aria-label": t("review.title", { n }) });
   const close = h("button", { type: "button", class: "quiet review-close", dataset: { review: "close" } }, `✕ ${t("review.close")}`);
@@ -231,7 +233,8 @@ export async function openReviewDialog(code, n, book, load, outcomeOf) {
   }
   const review = reviewView(record, book, { code, outcome: outcomeOf(record) });
   fill(body, review.el);
-  review.focus();
+  if (coach && review.coaching) review.coaching.open();
+  else review.focus();
 }
 
 export function closeReviewDialog() {

@@ -9,8 +9,8 @@ import { checkOne, recordOf } from "./deals.js";
 import { fairLine } from "./fairview.js";
 import { openReviewDialog } from "./review.js";
 
-/** Show the review of hand `n` of this room. */
-export function openHand(n) {
+/** Show the review of hand `n` of this room (`coach`: at its coach, asked at once). */
+export function openHand(n, { coach = false } = {}) {
   const deals = room.deals;
   const book = room.book;
   openReviewDialog(
@@ -19,6 +19,7 @@ export function openHand(n) {
     book,
     () => recordOf(deals, n),
     (record) => deals.results.get(record.n) || checkOne(deals, record, book),
+    { coach },
   );
 }
 

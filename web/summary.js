@@ -1,11 +1,13 @@
 // The hand summary (who took each point, in the rule book's `points` order; the game
-// totals; the bid, made or set; the score changes) and the score sheet (one row a hand,
-// from the room state's sheet, kept across reloads by state.js).
+// totals; the bid, made or set; the score changes; each player's accuracy by the coach,
+// handcoach.js) and the score sheet (one row a hand, from the room state's sheet, kept
+// across reloads by state.js).
 
 import { num, signed, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { room, seatName, sideLabel, teamIndex, teamLabel, teamLetter } from "./state.js";
-import { lastHandTools } from "./reviewopen.js";
+import { lastHandTools, openHand } from "./reviewopen.js";
+import { resumeSummaryCoach, summaryCoach } from "./handcoach.js";
 import { pointTerm } from "./terms.js";
 
 /** The points of `last` in the order the game reports them (any the book omits last). */
@@ -26,6 +28,8 @@ function pointRow(last, p) {
   return h("tr", { dataset: { point: p } }, h("th", { scope: "row" }, pointTerm(p)), h("td", {}, who));
 }
 
+let wasRecent = null; // whether the summary drawn last was of a hand that had just ended
+
 export function renderSummary() {
   const v = room.view;
   const el = $("summary");
@@ -36,8 +40,12 @@ export function renderSummary() {
     return;
   }
   el.hidden = false;
-  // Open by itself when the hand has just ended; folded once the next hand is dealt.
+  // Open by itself when the hand has just ended; folded once the next hand is dealt;
+  // between the two as the player left it (opened to read the coach, say).
   const recent = ["hand_over", "game_over"].includes(v.phase);
+  const drawn = $("hand-summary");
+  const open = drawn && recent === wasRecent ? drawn.open : recent;
+  wasRecent = recent;
   // The game totals in the order of the sides (A, B, C), not the bidder's side first.
   const totals = (last.game_totals || [])
     .map((n, i) => ({ n, side: last.sides[i], at: Math.min(...last.sides[i].map(teamIndex)) }))
@@ -57,7 +65,7 @@ export function renderSummary() {
     el,
     h(
       "details",
-      { class: "card-panel hand-summary", open: recent, id: "hand-summary" },
+      { class: "card-panel hand-summary", open, id: "hand-summary", ontoggle: resumeSummaryCoach },
       h("summary", {}, h("h2", { class: "inline" }, recent ? t("summary.title") : t("summary.last"))),
       h(
         "p",
@@ -70,8 +78,14 @@ export function renderSummary() {
       totals ? h("p", { class: "muted" }, t("summary.game_totals"), ": ", totals) : null,
       h("ul", { class: "deltas" }, deltas),
       lastHandTools(),
+      summaryCoach(coachInReview),
     ),
   );
+}
+
+/** The review of hand `n` opened at its coach (handcoach.js's "each decision"). */
+export function coachInReview(n) {
+  openHand(n, { coach: true });
 }
 
 export function renderSheet() {

@@ -104,9 +104,15 @@ class Analyses:
     def in_flight(self) -> int:
         return len(self._running)
 
-    async def ask(self, code: str, record: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+    async def ask(
+        self, code: str, record: Mapping[str, Any], start: bool = True
+    ) -> tuple[int, dict[str, Any]]:
         """`(200, analysis)` when done, `(202, progress)` while computed (started now if
-        nobody computes it). Raises `Refused` past a bound, `StoreError` from the store."""
+        nobody computes it). Raises `Refused` past a bound, `StoreError` from the store.
+
+        `start` False only looks (a page showing a hand's summary asks whether anybody
+        had it weighed, without costing the server an analysis): `(204, {})` when nobody
+        computes it (never asked, or its marker abandoned)."""
         key = _key(code, record)
         running = self._running.get(key)
         if running is not None:
@@ -124,6 +130,8 @@ class Analyses:
                 found.pop("at", None)
                 return 202, found  # another instance computes it
             resumed = list(found.get("decisions") or ())
+        if not start:
+            return 204, {}
         self._admit(code, charge=found is None)
         todo = choices(record)
         running = _Running(record, todo, [d for d in resumed if d.get("i") in set(todo)])

@@ -284,8 +284,13 @@ class RecordPoller:
             count = len(listed.json())
             for n in range(1, count + 3):
                 answers.append((n, await http.get(f"{base}/hands/{n}")))
-            # The analysis of the hand in play (and past it): a 404 as the record is.
-            analyses = [(n, await http.get(f"{base}/hands/{n}/analysis")) for n in (0, count + 1)]
+            # The analysis of the hand in play (and past it): a 404 as the record is, and
+            # so is only looking (`start=0`, the hand summary's question).
+            analyses = [
+                (n, await http.get(f"{base}/hands/{n}/analysis{query}"))
+                for n in (0, count + 1)
+                for query in ("", "?start=0")
+            ]
             history = await http.get(f"{base}/history")
             assert history.status_code == 200, history.text
             pages = [] if self.club is None else await self._club_pages(http, before.variant)

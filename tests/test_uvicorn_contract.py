@@ -34,6 +34,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.asyncio.client import connect
 
 from schmier.api import wireframes
+from schmier.api.pings import SpreadPings
 from schmier.api.slowclients import HeaderDeadline, with_deadline
 from schmier.api.wireframes import FrameWriter
 
@@ -70,16 +71,38 @@ def test_the_options_schmier_gives_uvicorn_are_parameters_of_its_config() -> Non
 
 
 def test_by_default_uvicorn_speaks_websocket_through_the_sansio_protocol() -> None:
-    """What `FrameWriter.of` recognises is what uvicorn runs when no `ws` is given (as
-    schmier/__main__.py gives none), and a protocol class is taken as `http`."""
+    """What `FrameWriter.of` recognises is what uvicorn runs when no `ws` is given, and
+    what schmier/__main__.py gives (`SpreadPings`) is that protocol; a protocol class is
+    taken as `http` and as `ws`."""
     wrapper = with_deadline(5)
-    config = uvicorn.Config(_App(), http=wrapper, ws_per_message_deflate=False, lifespan="off")
+    config = uvicorn.Config(
+        _App(), http=wrapper, ws=SpreadPings, ws_per_message_deflate=False, lifespan="off"
+    )
     config.load()
-    assert config.ws_protocol_class is WebSocketsSansIOProtocol
+    assert config.ws_protocol_class is SpreadPings
+    assert issubclass(SpreadPings, WebSocketsSansIOProtocol)
+    default = uvicorn.Config(_App(), lifespan="off")
+    default.load()
+    assert default.ws_protocol_class is WebSocketsSansIOProtocol
     assert config.http_protocol_class is wrapper
     assert wireframes.WebSocketsSansIOProtocol is WebSocketsSansIOProtocol
     assert HeaderDeadline.inner_class is AutoHTTPProtocol
     assert issubclass(AutoHTTPProtocol, asyncio.Protocol)
+
+
+def test_the_keepalive_spread_pings_takes_over_is_uvicorns() -> None:
+    """`SpreadPings` (schmier/api/pings.py) replaces `start_keepalive`, which uvicorn
+    calls once the handshake is done, and uses the attributes and the ping method
+    uvicorn's own `start_keepalive` and `schedule_ping` use."""
+    source = inspect.getsource(WebSocketsSansIOProtocol)
+    assert "self.start_keepalive()" in source
+    for name in ("self.ping_interval", "self.ping_timer", "self.loop.call_later"):
+        assert name in inspect.getsource(WebSocketsSansIOProtocol.schedule_ping), name
+    assert "self.send_keepalive_ping" in inspect.getsource(WebSocketsSansIOProtocol.schedule_ping)
+    assert list(inspect.signature(WebSocketsSansIOProtocol.start_keepalive).parameters) == ["self"]
+    assert list(inspect.signature(WebSocketsSansIOProtocol.send_keepalive_ping).parameters) == [
+        "self"
+    ]
 
 
 @dataclass

@@ -146,6 +146,9 @@ class RoomActor(mailbox.Door):
                 )
                 await self._guard(self._handle(message))
                 self._metrics.latency.observe(time.perf_counter() - started)
+                # Not kept while the room waits: a room whose last socket closed would
+                # hold that socket (and its connection's objects) until its idle stop.
+                del message
         except asyncio.CancelledError:
             pass
         except LeaseLost:

@@ -44,7 +44,7 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
     import uvicorn
 
     from schmier.api import create_app
-    from schmier.api.pings import SpreadPings
+    from schmier.api.connection import Connection
     from schmier.api.slowclients import with_deadline
 
     options: dict[str, object] = {
@@ -62,7 +62,7 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
         "ws_ping_timeout": settings.ws_ping_timeout,
         # uvicorn's sans-I/O WebSocket protocol, each socket's pings in a place of its
         # own in the interval (sockets back together after a restart ping apart).
-        "ws": SpreadPings,
+        "ws": Connection,
         # uvicorn's own HTTP protocol, with a deadline on request headers (slow clients).
         "http": with_deadline(settings.header_timeout),
         "log_level": settings.log_level.lower(),

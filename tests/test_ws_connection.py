@@ -1,4 +1,4 @@
-"""Sockets connected together ping apart (schmier/api/pings.py): a real uvicorn with the
+"""Sockets connected together ping apart (schmier/api/connection.py): a real uvicorn with the
 protocol schmier/__main__.py gives it, real clients, and the times the server scheduled
 each socket's first ping at, never how long anything took."""
 
@@ -14,7 +14,7 @@ import uvicorn
 from websockets.asyncio.client import connect
 
 from schmier.__main__ import uvicorn_config
-from schmier.api.pings import SpreadPings
+from schmier.api.connection import Connection
 from schmier.config import Settings
 
 SOCKETS = 100
@@ -24,13 +24,17 @@ class _App:
     """Accepts every socket and notes its protocol and when it was accepted."""
 
     def __init__(self) -> None:
-        self.accepted: list[tuple[SpreadPings, float]] = []
+        self.accepted: list[tuple[Connection, float]] = []
+        self.handshake_before = self.handshake_after = (False, False)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         assert scope["type"] == "websocket"
         await receive()
+        protocol = send.__self__
+        self.handshake_before = (hasattr(protocol, "request"), hasattr(protocol, "response"))
         await send({"type": "websocket.accept"})
-        self.accepted.append((send.__self__, asyncio.get_running_loop().time()))
+        self.accepted.append((protocol, asyncio.get_running_loop().time()))
+        self.handshake_after = (hasattr(protocol, "request"), hasattr(protocol, "response"))
         while (await receive())["type"] != "websocket.disconnect":
             pass
 
@@ -80,7 +84,7 @@ async def test_sockets_connected_together_ping_spread_over_the_interval() -> Non
         await _until(lambda: len(app.accepted) == SOCKETS)
         delays = []
         for protocol, accepted in app.accepted:
-            assert isinstance(protocol, SpreadPings)
+            assert isinstance(protocol, Connection)
             assert protocol.ping_timer is not None
             delays.append(protocol.ping_timer.when() - accepted)
         assert all(0 < d <= interval + 0.05 for d in delays), (min(delays), max(delays))
@@ -97,3 +101,16 @@ async def test_a_socket_is_still_pinged_and_its_pongs_keep_it_open() -> None:
         first = protocol.ping_sent_at
         await _until(lambda: protocol.ping_sent_at > first)  # and pinged again
         assert client.close_code is None and not protocol.close_sent
+
+
+async def test_a_connection_lets_its_handshake_go_once_accepted() -> None:
+    """The handshake's request and response are there until the socket is accepted,
+    gone after; the socket works on (the scope keeps the headers the app reads)."""
+    app = _App()
+    async with _served(app, 30.0) as port, connect(f"ws://127.0.0.1:{port}/") as client:
+        await _until(lambda: len(app.accepted) == 1)
+        assert app.handshake_before == (True, True)
+        assert app.handshake_after == (False, False)
+        protocol, _ = app.accepted[0]
+        await protocol.send({"type": "websocket.send", "text": "still here"})
+        assert await client.recv() == "still here"

@@ -138,6 +138,14 @@ async def guarded_send(scope: Scope, send: Send) -> Send:
     return counting_send
 
 
+def header(scope: Scope, name: bytes) -> str | None:
+    """The first value of the request header `name` (lower case, as ASGI gives names)."""
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
 def origin_allowed(
     origin: str | None,
     host: str | None,

@@ -22,11 +22,12 @@ never acts has that turn played by the bot exactly as a timed-out one, on the sa
 The server's own timers are shifted by the room's phase (`stagger.py`), so that tables
 which started or resumed together do not do this work together, turn after turn: a bot's
 delay is up to a fifth shorter (`spread`); the idle stop, the grace before an absent
-player's turn is played (`autoplay_after`), before the host's role or the review's lead
-passes on, and the pause after a scored hand come up to a tenth later (at most
-`GRACE_CAP`, `IDLE_STOP_CAP`, `HAND_PAUSE_CAP` seconds); the idle limit of a turn is up
-to `IDLE_TURN_SHARE` shorter, and its deadline is shown as it will be played. A turn
-timer set by the room's rules (`turn_seconds`) and the reveal window are never shifted.
+player's turn is played (`autoplay_after`) or the absent host's role passes on, and the
+pause after a scored hand come up to a tenth later (at most `GRACE_CAP`,
+`IDLE_STOP_CAP`, `HAND_PAUSE_CAP` seconds); the idle limit of a turn is up to
+`IDLE_TURN_SHARE` shorter, and its deadline is shown as it will be played. A turn timer
+set by the room's rules (`turn_seconds`), the reveal window and the review's lead grace
+(bounded at 15 s, and rarely in step) are never shifted.
 """
 
 from __future__ import annotations
@@ -63,8 +64,7 @@ LATER_SHARE = 0.1
 scored hand come later, room by room."""
 
 GRACE_CAP = 5.0
-"""Seconds the graces of absent players (`autoplay_after`, `host_away`, `lead_grace`)
-come later at most."""
+"""Seconds the graces of absent players (`autoplay_after`, `host_away`) come later at most."""
 
 IDLE_STOP_CAP = 30.0
 """Seconds the idle stop (`idle_room_seconds`, up to a tenth later) comes later at most."""
@@ -272,8 +272,7 @@ class Clock:
         review = record.review
         if review is None or present(review.leader):
             return None
-        gone = self.disconnected_since.get(review.leader, self.now)
-        return gone + self._grace(self.settings.lead_grace)
+        return self.disconnected_since.get(review.leader, self.now) + self.settings.lead_grace
 
     def review_closed(self, now: float) -> None:
         """The shared review closed: the pause that shows a scored hand starts again, so
@@ -361,8 +360,8 @@ class Clock:
         return self.idle_since + idle
 
     def _grace(self, seconds: float) -> float:
-        """An absent player's grace (`autoplay_after`, `host_away`, `lead_grace`) as
-        this room keeps it: up to a tenth later, at most `GRACE_CAP` seconds."""
+        """An absent player's grace (`autoplay_after`, `host_away`) as this room keeps
+        it: up to a tenth later, at most `GRACE_CAP` seconds."""
         return stagger.later(seconds, self.phase, LATER_SHARE, GRACE_CAP)
 
     def next_due(self, record: RoomRecord, present: Callable[[int], bool]) -> float | None:

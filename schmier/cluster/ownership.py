@@ -154,9 +154,11 @@ class Ownership:
         loop = asyncio.get_running_loop()
         grace = self.node.settings.hello_timeout + self.node.lease_ms / 1000
         period, place = self.node.lease_ms / 3000, phase(self.code)
+        at = loop.time()
         while not self._closed and self.local is None:
-            self.next_check = next_slot(loop.time(), period, place)
-            await asyncio.sleep(self.next_check - loop.time())
+            # After the slot just used (a timer may fire a hair early: never twice in one).
+            at = self.next_check = next_slot(max(loop.time(), at), period, place)
+            await asyncio.sleep(at - loop.time())
             try:
                 await self._check(force=False)
                 if self.local is None and not await self.node.listening(instance_of(self.owner)):

@@ -44,6 +44,7 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
     import uvicorn
 
     from schmier.api import create_app
+    from schmier.api.connection import Connection
     from schmier.api.slowclients import with_deadline
 
     options: dict[str, object] = {
@@ -59,6 +60,9 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
         # closed within interval + timeout, and the others see the player offline.
         "ws_ping_interval": settings.ws_ping_interval,
         "ws_ping_timeout": settings.ws_ping_timeout,
+        # uvicorn's sans-I/O WebSocket protocol, each socket's pings in a place of its
+        # own in the interval (sockets back together after a restart ping apart).
+        "ws": Connection,
         # uvicorn's own HTTP protocol, with a deadline on request headers (slow clients).
         "http": with_deadline(settings.header_timeout),
         "log_level": settings.log_level.lower(),

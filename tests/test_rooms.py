@@ -237,3 +237,25 @@ async def test_a_lost_compare_and_set_reloads_the_room(
     assert done["seq"] == seq + 2
     assert done["view"]["seats"][1]["kind"] == "bot"
     await client.close()
+
+
+async def test_a_room_whose_last_socket_closed_keeps_nothing_of_it(
+    server_factory: ServerFactory,
+) -> None:
+    """The actor waits for its next message without the last one: a room whose last
+    socket closed (its last message that socket's disconnection) held the socket and
+    every object of its connection until the room's idle stop, minutes later."""
+    server = server_factory()
+    code = await server.create_room("wisconsin4")
+    _, token = await server.join(code, "Ann", 0)
+    ann = await Client.seated(server, code, token)
+    await ann.close()
+
+    async def gone() -> bool:
+        return not (await server.room(code))["seats"][0]["connected"]
+
+    await eventually(gone)
+    actor = server.app.state.rooms.owned(code)
+    assert actor is not None
+    waiting = actor._task.get_coro().cr_frame  # the actor's loop, waiting for a message
+    assert waiting is not None and "message" not in waiting.f_locals

@@ -34,6 +34,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.asyncio.client import connect
 
 from schmier.api import wireframes
+from schmier.api.connection import Connection
 from schmier.api.slowclients import HeaderDeadline, with_deadline
 from schmier.api.wireframes import FrameWriter
 
@@ -70,16 +71,47 @@ def test_the_options_schmier_gives_uvicorn_are_parameters_of_its_config() -> Non
 
 
 def test_by_default_uvicorn_speaks_websocket_through_the_sansio_protocol() -> None:
-    """What `FrameWriter.of` recognises is what uvicorn runs when no `ws` is given (as
-    schmier/__main__.py gives none), and a protocol class is taken as `http`."""
+    """What `FrameWriter.of` recognises is what uvicorn runs when no `ws` is given, and
+    what schmier/__main__.py gives (`Connection`) is that protocol; a protocol class is
+    taken as `http` and as `ws`."""
     wrapper = with_deadline(5)
-    config = uvicorn.Config(_App(), http=wrapper, ws_per_message_deflate=False, lifespan="off")
+    config = uvicorn.Config(
+        _App(), http=wrapper, ws=Connection, ws_per_message_deflate=False, lifespan="off"
+    )
     config.load()
-    assert config.ws_protocol_class is WebSocketsSansIOProtocol
+    assert config.ws_protocol_class is Connection
+    assert issubclass(Connection, WebSocketsSansIOProtocol)
+    default = uvicorn.Config(_App(), lifespan="off")
+    default.load()
+    assert default.ws_protocol_class is WebSocketsSansIOProtocol
     assert config.http_protocol_class is wrapper
     assert wireframes.WebSocketsSansIOProtocol is WebSocketsSansIOProtocol
     assert HeaderDeadline.inner_class is AutoHTTPProtocol
     assert issubclass(AutoHTTPProtocol, asyncio.Protocol)
+
+
+def test_what_connection_takes_over_of_uvicorns_protocol() -> None:
+    """`Connection` (schmier/api/connection.py) replaces `start_keepalive`, which uvicorn
+    calls once the accepting response is sent, and uses the attributes and the ping
+    method uvicorn's own `start_keepalive` and `schedule_ping` use; it drops the
+    handshake's `request` and `response`, which uvicorn reads only before then."""
+    source = inspect.getsource(WebSocketsSansIOProtocol)
+    assert source.count("self.start_keepalive()") == 1
+    send = inspect.getsource(WebSocketsSansIOProtocol.send)
+    assert send.rindex("self.response") < send.index("self.start_keepalive()")
+    assert send.index("self.conn.send_response(self.response)") < send.index(
+        "self.start_keepalive()"
+    )
+    connect_ = inspect.getsource(WebSocketsSansIOProtocol.handle_connect)
+    outside = source.replace(send, "").replace(connect_, "")
+    assert "self.request" not in outside and "self.response" not in outside
+    for name in ("self.ping_interval", "self.ping_timer", "self.loop.call_later"):
+        assert name in inspect.getsource(WebSocketsSansIOProtocol.schedule_ping), name
+    assert "self.send_keepalive_ping" in inspect.getsource(WebSocketsSansIOProtocol.schedule_ping)
+    assert list(inspect.signature(WebSocketsSansIOProtocol.start_keepalive).parameters) == ["self"]
+    assert list(inspect.signature(WebSocketsSansIOProtocol.send_keepalive_ping).parameters) == [
+        "self"
+    ]
 
 
 @dataclass
@@ -157,7 +189,8 @@ class _Counted(HeaderDeadline):
 
 @pytest.fixture
 async def served() -> AsyncIterator[tuple[_App, int]]:
-    """uvicorn on this test's loop, with the header deadline's wrapper as `http`."""
+    """uvicorn on this test's loop, with the header deadline's wrapper as `http` and
+    Schmier's `Connection` as `ws`."""
     app = _App()
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -165,6 +198,7 @@ async def served() -> AsyncIterator[tuple[_App, int]]:
     config = uvicorn.Config(
         app,
         http=type("Counted", (_Counted,), {"seconds": 30.0}),
+        ws=Connection,
         ws_per_message_deflate=False,
         lifespan="off",
         log_level="warning",
@@ -191,7 +225,7 @@ async def test_the_flags_and_transport_the_frame_writer_reads(served: tuple[_App
     assert received == ['{"direct":1}', "through asgi", '{"resumed":1}']
     assert client.close_code == 1000
     assert app.seen == {
-        "send is a bound method of": WebSocketsSansIOProtocol,
+        "send is a bound method of": Connection,
         "handshake_complete before accept": False,
         "written before accept": False,
         "handshake_complete": True,

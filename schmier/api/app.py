@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from schmier import __version__, fdlimit
@@ -16,7 +16,7 @@ from schmier.api.clubaccess import ClubService
 from schmier.api.clubs import router as club_router
 from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.install import install_routes
-from schmier.api.security import SecurityHeaders, guard_socket
+from schmier.api.security import SecurityHeaders, guarded_send
 from schmier.api.statics import ClientFiles, static_routes
 from schmier.api.wireframes import FrameWriter
 from schmier.api.ws import websocket_endpoint
@@ -50,35 +50,32 @@ class SchmierApp(FastAPI):
     socket: the security headers are for HTTP answers, Starlette's error middleware
     re-raises for sockets (uvicorn then closes with 1011, as it still does), and the
     path has one parameter. What a socket needs from the stack, the guessing guard,
-    runs here too (`guard_socket`). Every other request, and a socket on any other
+    runs here too (`guarded_send`). Every other request, and a socket on any other
     path, goes through FastAPI as before.
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            path: str = scope["path"]
-            root: str = scope.get("root_path", "")
-            if root and path.startswith(root):
-                path = path[len(root) :]
-            found = SOCKET_PATH.fullmatch(path)
-            if found is not None:
-                scope["app"] = self
-                # uvicorn's own `send`, before the guard wraps it: views are written to
-                # its transport directly (schmier/api/wireframes.py).
-                serve = _table_socket(found.group(1), FrameWriter.of(send))
-                await guard_socket(scope, receive, send, serve)
-                return
-        await super().__call__(scope, receive, send)
+        code = _table_code(scope) if scope["type"] == "websocket" else None
+        if code is None:
+            await super().__call__(scope, receive, send)
+            return
+        scope["app"] = self
+        # uvicorn's own `send`, before the guard wraps it: views are written to its
+        # transport directly (schmier/api/wireframes.py).
+        writer = FrameWriter.of(send)
+        guarded = await guarded_send(scope, send)
+        await websocket_endpoint(WebSocket(scope, receive, guarded), code, writer)
 
 
-def _table_socket(code: str, writer: FrameWriter | None) -> ASGIApp:
-    """The ASGI app serving one table socket whose path named `code` (`writer`: its
-    direct frame writer, if the server is uvicorn)."""
-
-    async def serve(scope: Scope, receive: Receive, send: Send) -> None:
-        await websocket_endpoint(WebSocket(scope, receive, send), code, writer)
-
-    return serve
+def _table_code(scope: Scope) -> str | None:
+    """The room code a table socket's path names (as given: the endpoint checks it);
+    None for any other path."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    found = SOCKET_PATH.fullmatch(path)
+    return None if found is None else found.group(1)
 
 
 def create_app(settings: Settings | None = None, *, store: RoomStore | None = None) -> SchmierApp:

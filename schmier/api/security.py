@@ -110,14 +110,22 @@ class SecurityHeaders:
 
 
 async def guard_socket(scope: Scope, receive: Receive, send: Send, app: ASGIApp) -> None:
-    """Run `app` on a WebSocket, marked when its address is past the failed look-up
-    budget; count its 4404, 4401 and 4429 closes against that budget (see
-    `SecurityHeaders`)."""
+    """Run `app` on a WebSocket under the guessing guard (`guarded_send`)."""
+    await app(scope, receive, await guarded_send(scope, send))
+
+
+async def guarded_send(scope: Scope, send: Send) -> Send:
+    """The `send` a WebSocket gets under the guessing guard: its 4404, 4401 and 4429
+    closes count against its address's failed look-up budget, and the socket is
+    marked (`EXHAUSTED`) when that address is past it (see `SecurityHeaders`).
+
+    A function that returns the `send` rather than a wrapper that runs the app: a
+    table's socket then waits for its frames without a coroutine of the guard beneath
+    it for its whole life (schmier/api/app.py)."""
     limiter = _budget(scope, "failed")
-    address = _address(scope)
     if limiter is None:
-        await app(scope, receive, send)
-        return
+        return send
+    address = _address(scope)
     if await limiter.exhausted(address):
         event("socket.guessing_address")
         scope[EXHAUSTED] = True
@@ -127,7 +135,15 @@ async def guard_socket(scope: Scope, receive: Receive, send: Send, app: ASGIApp)
             await limiter.take(address)
         await send(message)
 
-    await app(scope, receive, counting_send)
+    return counting_send
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    """The first value of the request header `name` (lower case, as ASGI gives names)."""
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
 
 
 def origin_allowed(

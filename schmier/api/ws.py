@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from schmier.api.security import EXHAUSTED, admit_spectator, origin_allowed
+from schmier.api.security import EXHAUSTED, admit_spectator, header, origin_allowed
 from schmier.api.wireframes import FrameWriter
 from schmier.config import Settings
 from schmier.limits import TokenBucket
@@ -137,10 +137,10 @@ async def websocket_endpoint(ws: WebSocket, code: str, writer: FrameWriter | Non
     settings: Settings = app.state.settings
     rooms: Rooms = app.state.rooms
     metrics: Metrics = app.state.metrics
-    origin = ws.headers.get("origin")
-    if not origin_allowed(
-        origin, ws.headers.get("host"), settings.origin_allowlist, settings.public_origins
-    ):
+    # From the scope's headers: `ws.headers` would build (and keep, for the socket's
+    # life) a header object of its own.
+    origin, host = header(ws.scope, b"origin"), header(ws.scope, b"host")
+    if not origin_allowed(origin, host, settings.origin_allowlist, settings.public_origins):
         # Closing before accept makes the server answer the handshake with HTTP 403.
         event("socket.origin_refused", origin=(origin or "")[:120])
         await ws.close(code=CloseCode.POLICY_VIOLATION)

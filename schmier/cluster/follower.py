@@ -59,6 +59,8 @@ class Follower(Ownership):
         self.hellos: dict[str, Socket] = {}
         self._lock = asyncio.Lock()
         self._waiting_out = False
+        self.next_check = float("inf")
+        """When the lease is checked next (`_watch` sets it: the room's slot)."""
         self.undelivered: set[str] = set()
         """Operations that reached nobody (PUBLISH counted 0 receivers): never applied."""
         self.promoting = False

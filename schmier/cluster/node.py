@@ -59,6 +59,16 @@ def default_instance_id() -> str:
     return f"{host[:40] or 'host'}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
+def renewal_slots(batches: int, started: float, interval: float) -> list[float]:
+    """When each batch of a renewal round that started at `started` is sent: evenly
+    over the first half of the interval. The margin: a lease of `3 * interval` is
+    renewed in every round, at most half an interval after the round's start, so two
+    renewals of one lease are at most 1.5 intervals (half the lease) apart, and a round
+    whose answer has not come 1.5 intervals after it started marks the store down
+    (`_renewed`) while the leases still have half their time."""
+    return [started + index * (interval / 2) / batches for index in range(batches)]
+
+
 class Node:
     """The cluster membership of one server process (the registry's `opener`)."""
 
@@ -289,8 +299,7 @@ class Node:
         """One round of renewals, the batches spread over half an interval."""
         loop = asyncio.get_running_loop()
         held: list[bool] = []
-        for index, batch in enumerate(batches):
-            at = started + index * (interval / 2) / len(batches)
+        for batch, at in zip(batches, renewal_slots(len(batches), started, interval), strict=True):
             await asyncio.sleep(max(0.0, at - loop.time()))
             held += await self.store.renew_leases(
                 [(a.code, a.lease or "") for a in batch], self.lease_ms

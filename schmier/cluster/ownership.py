@@ -22,6 +22,7 @@ from schmier.rooms.actor import RoomActor
 from schmier.rooms.outage import PAUSED_FRAME, REFUSED_FRAME, RESUMED_FRAME
 from schmier.rooms.peers import settle
 from schmier.rooms.record import RoomRecord
+from schmier.rooms.stagger import next_slot, phase
 from schmier.store import StoreError, StoreUnavailable
 
 RECHECK_SECONDS = 0.25
@@ -47,6 +48,8 @@ class Ownership:
     _lock: asyncio.Lock
     _idle_since: float
     _waiting_out: bool
+    next_check: float
+    """When the lease is checked next (the loop's time)."""
 
     def _send(self, op: bus.Op) -> None: ...
     def _forget(self, op_id: str) -> None: ...
@@ -140,11 +143,22 @@ class Ownership:
             failure_unless_outage("cluster.check_failed", room=self.code)
 
     async def _watch(self) -> None:
-        """Check the lease every third of the lease time; stop when unused."""
+        """Check the lease every third of the lease time; stop when unused.
+
+        Each room checks in its own slot of that period (`stagger.next_slot`): the
+        followers an instance opens together (its sockets back after a restart of
+        either instance) would otherwise send their checks, two round trips each, to
+        Redis in the same moment every period. The first check comes at most one period
+        after the follower opened, as before, and every later one exactly a period after
+        the one before."""
         loop = asyncio.get_running_loop()
         grace = self.node.settings.hello_timeout + self.node.lease_ms / 1000
+        period, place = self.node.lease_ms / 3000, phase(self.code)
+        at = loop.time()
         while not self._closed and self.local is None:
-            await asyncio.sleep(self.node.lease_ms / 3000)
+            # After the slot just used (a timer may fire a hair early: never twice in one).
+            at = self.next_check = next_slot(max(loop.time(), at), period, place)
+            await asyncio.sleep(at - loop.time())
             try:
                 await self._check(force=False)
                 if self.local is None and not await self.node.listening(instance_of(self.owner)):

@@ -48,6 +48,7 @@ from schmier.rooms.peers import (
     seat_of,
 )
 from schmier.rooms.record import RoomRecord
+from schmier.rooms.stagger import phase as phase_of
 from schmier.rooms.table import Change, SecureShuffler, Shuffler
 from schmier.rooms.together import announce, frame_of
 from schmier.store import LeaseLost, RoomStore, StoreError, StoreUnavailable, VersionConflict
@@ -87,7 +88,9 @@ class RoomActor(mailbox.Door):
         self._rng = random.Random(secrets.randbits(64))
         self._loop = asyncio.get_running_loop()
         now = self._loop.time()
-        self.clock = Clock(settings, now, wall_offset=time.time() - now)
+        self.clock = Clock(
+            settings, now, wall_offset=time.time() - now, phase=phase_of(record.code)
+        )
         self._thinking = thinking.Thinking(pool, self.clock, self.thought, self._peers, shuffler)
         self._talk = chat.Talk(store, self.code, settings, lease)
         self._task: asyncio.Task[None] | None = None
@@ -143,6 +146,9 @@ class RoomActor(mailbox.Door):
                 )
                 await self._guard(self._handle(message))
                 self._metrics.latency.observe(time.perf_counter() - started)
+                # Not kept while the room waits: a room whose last socket closed would
+                # hold that socket (and its connection's objects) until its idle stop.
+                del message
         except asyncio.CancelledError:
             pass
         except LeaseLost:

@@ -18,6 +18,16 @@ shown to every viewer (`turn_ends_in`), and the reveal window before a deal
 (`wall_offset`). In a room without a timer the turn's deadline holds the server's idle
 limit (`SCHMIER_IDLE_TURN_SECONDS`, shown as `idle_ends_in`), so a connected player who
 never acts has that turn played by the bot exactly as a timed-out one, on the same path.
+
+The server's own timers are shifted by the room's phase (`stagger.py`), so that tables
+which started or resumed together do not do this work together, turn after turn: a bot's
+delay is up to a fifth shorter (`spread`); the idle stop, the grace before an absent
+player's turn is played (`autoplay_after`) or the absent host's role passes on, and the
+pause after a scored hand come up to a tenth later (at most `GRACE_CAP`,
+`IDLE_STOP_CAP`, `HAND_PAUSE_CAP` seconds); the idle limit of a turn is up to
+`IDLE_TURN_SHARE` shorter, and its deadline is shown as it will be played. A turn timer
+set by the room's rules (`turn_seconds`), the reveal window and the review's lead grace
+(bounded at 15 s, and rarely in step) are never shifted.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import NamedTuple
 
 from schmier import engine
 from schmier.config import Settings
+from schmier.rooms import stagger
 from schmier.rooms.record import RoomRecord
 
 RETRY_SECONDS = 1.0
@@ -48,11 +59,33 @@ resumed after a restart, at the same moment then drift apart instead of sending 
 bots' moves to the workers in bursts, turn after turn."""
 
 
-def spread(seat: int, since: float) -> float:
-    """The factor on the bot delay of the turn of `seat` that began at `since`: within
-    1 - `BOT_DELAY_SPREAD` and 1, the same however often it is asked (a hash, not a draw
-    from the room's random source, which the game's log replays)."""
-    fraction = (hash((seat, since)) & 0xFFFF) / 0xFFFF
+LATER_SHARE = 0.1
+"""The share by which the graces of absent players, the idle stop and the pause after a
+scored hand come later, room by room."""
+
+GRACE_CAP = 5.0
+"""Seconds the graces of absent players (`autoplay_after`, `host_away`) come later at most."""
+
+IDLE_STOP_CAP = 30.0
+"""Seconds the idle stop (`idle_room_seconds`, up to a tenth later) comes later at most."""
+
+HAND_PAUSE_CAP = 0.5
+"""Seconds the pause after a scored hand (up to a tenth longer) grows at most."""
+
+IDLE_TURN_SHARE = 0.03
+"""The share by which the idle limit of a turn (`idle_turn_seconds`) is shorter at most."""
+
+IDLE_TURN_CAP = 4.0
+"""Seconds by which the idle limit of a turn is shorter at most."""
+
+
+def spread(seat: int, since: float, place: float = 0.0) -> float:
+    """The factor on the bot delay of the turn of `seat` that began at `since` in the
+    room of phase `place`: within 1 - `BOT_DELAY_SPREAD` and 1, the same however often
+    it is asked (a hash, not a draw from the room's random source, which the game's log
+    replays). The room's phase is in it because rooms resumed in one turn of the event
+    loop read the same `since` (uvloop reads its clock once a turn)."""
+    fraction = (hash((seat, since, place)) & 0xFFFF) / 0xFFFF
     return 1 - BOT_DELAY_SPREAD * fraction
 
 
@@ -65,6 +98,9 @@ class Clock:
     """When the room was loaded: every clock starts there."""
     wall_offset: float = 0.0
     """The wall clock (`time.time()`) minus the clock `now` is read from."""
+    phase: float = 0.0
+    """The room's place in time (`stagger.phase` of its code), which shifts the server's
+    own timers (see the module)."""
     turn_since: dict[int, float] = field(default_factory=dict)
     """When the turn of each seat that is awaited began (bots wait `bot_delay` from it)."""
     phase_since: float = 0.0
@@ -156,7 +192,9 @@ class Clock:
             after = replace(after, turn_left=None)
         seconds = after.rules.turn_seconds * self.settings.turn_timer_scale
         if not seconds:  # no timer: the server's idle limit times the turn instead
-            seconds = self.settings.idle_turn_seconds
+            seconds = stagger.sooner(
+                self.settings.idle_turn_seconds, self.phase, IDLE_TURN_SHARE, IDLE_TURN_CAP
+            )
         state = after.state
         if not seconds or state is None:
             return _with_deadline(after, None)
@@ -226,7 +264,7 @@ class Clock:
             return None
         if not any(present(k) for k in record.humans() if k != host):
             return None
-        return self.disconnected_since.get(host, self.now) + self.settings.host_away
+        return self.disconnected_since.get(host, self.now) + self._grace(self.settings.host_away)
 
     def lead_due(self, record: RoomRecord, present: Callable[[int], bool]) -> float | None:
         """When the lead of the shared review passes on: `lead_grace` after its leader
@@ -268,7 +306,7 @@ class Clock:
             return None
         kind = record.seats[seat].kind
         if kind == "bot" or seat in self.autopilot:
-            return since + self.settings.bot_delay * spread(seat, since)
+            return since + self.settings.bot_delay * spread(seat, since, self.phase)
         if kind != "human":
             return None
         times = []
@@ -276,7 +314,7 @@ class Clock:
             times.append(record.turn_deadline - self.wall_offset)
         if not present:
             gone = self.disconnected_since.get(seat, since)
-            times.append(max(since, gone) + self.settings.autoplay_after)
+            times.append(max(since, gone) + self._grace(self.settings.autoplay_after))
         return min(times, default=None)
 
     def due(self, record: RoomRecord, present: Callable[[int], bool]) -> list[Due]:
@@ -309,13 +347,22 @@ class Clock:
             return pending.reveal_until - self.wall_offset
         if state.phase == "deal":
             return self.phase_since
-        return self.phase_since + self.settings.hand_pause
+        pause = stagger.later(self.settings.hand_pause, self.phase, LATER_SHARE, HAND_PAUSE_CAP)
+        return self.phase_since + pause
 
     def idle_due(self) -> float:
         """When the room stops for lack of sockets (inf while one is connected)."""
         if self.idle_since is None:
             return float("inf")
-        return self.idle_since + self.settings.idle_room_seconds
+        idle = stagger.later(
+            self.settings.idle_room_seconds, self.phase, LATER_SHARE, IDLE_STOP_CAP
+        )
+        return self.idle_since + idle
+
+    def _grace(self, seconds: float) -> float:
+        """An absent player's grace (`autoplay_after`, `host_away`) as this room keeps
+        it: up to a tenth later, at most `GRACE_CAP` seconds."""
+        return stagger.later(seconds, self.phase, LATER_SHARE, GRACE_CAP)
 
     def next_due(self, record: RoomRecord, present: Callable[[int], bool]) -> float | None:
         """When the actor must wake up next without a message (None: never)."""

@@ -406,6 +406,12 @@ class RedisStore:
     async def analysis_get(self, code: str, n: int) -> bytes | None:
         return await self._analyses.get(code, n)
 
+    async def table_add(self, code: str, n: int, table: str, most: int) -> bool:
+        return await self._analyses.add_table(code, n, table, most)
+
+    async def tables_get(self, code: str, n: int) -> list[str]:
+        return await self._analyses.tables(code, n)
+
     async def outbox_pending(self, limit: int) -> list[tuple[str, bytes]]:
         return await self._outbox.pending(limit)
 

@@ -60,7 +60,7 @@ class RedisAnalyses:
 
     async def add_table(self, code: str, n: int, table: str, most: int) -> bool:
         with self._calling("table_add"):
-            args = [tables_field(n), table, int(most)]
+            args: list[str | int] = [tables_field(n), table, int(most)]
             done: Any = await self._add_table(keys=[self._room_key(code)], args=args)
         return bool(done)
 

@@ -84,6 +84,8 @@ async def test_another_table_plays_the_same_deal_and_the_tables_compare(
     assert [s["kind"] for s in info["seats"]] == ["empty"] * 4
     clients = await sit_down(server, code, [0, 1, 2, 3])
     same_cards(clients, hand)
+    last = clients[3].state
+    assert last is not None and last["view"]["bids"] == []  # the hand waited for them
     # While it is played, the comparison counts it and shows nothing of it.
     answer = await call(server, "GET", f"/api/rooms/{table.code}/hands/1/tables")
     assert answer.json()["playing"] == 1 and len(answer.json()["tables"]) == 1

@@ -11,7 +11,7 @@
 //
 // Names reach the page as text only (dom.js `h`); a seat the bot played has no name.
 
-import { signed, t } from "./i18n.js";
+import { botName, signed, t } from "./i18n.js";
 import { fill, h } from "./dom.js";
 import { api } from "./net.js";
 import { compareSteps } from "./tablesteps.js";
@@ -107,7 +107,7 @@ function shareLink(code, id) {
 /** A seat's name at one table: its player's, else who played it. */
 export function seatLabel(table, k) {
   const seat = table.seats[k] || {};
-  if (seat.name) return seat.name;
+  if (seat.name) return seat.kind === "bot" ? botName(seat.name) : seat.name;
   return seat.kind === "human" ? t("seat.n", { n: k + 1 }) : t("tables.bot", { n: k + 1 });
 }
 

@@ -204,3 +204,11 @@ def test_a_second_table_plays_the_deal_and_the_tables_compare(
     )
     assert trick == [p["card"] for p in record["tricks"][2]["cards"]]
     assert not axe_violations(first, "two tables side by side")
+    # From the practice room too, on the phone: a third table's link, within the screen.
+    second.click("#practice-tables button[data-tables='new']")
+    second.wait_for_selector("#practice-tables input[data-tables='link']")
+    check_fits(second)
+    second.click("#practice-tables button[data-tables='show']")
+    second.wait_for_selector("#practice-tables [data-tables='stage'] .tables-side .trick-cards")
+    check_fits(second)
+    assert not axe_violations(second, "phone, two tables side by side")

@@ -6,6 +6,8 @@ hand; the table plays the hand out; then the comparison shows both tables' resul
 by seat, in the practice room's summary and under the review, and two tables' tricks
 step side by side. The screens stay axe-clean and fit a 375 px phone.
 
+Screenshots (`desktop-tables`, `phone-tables`) go where `tests/support/browsers.py` says.
+
 The games are played over the protocol (fast); the browser does what a person does: the
 controls, the link, the seat, the reading.
 """
@@ -20,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.browsers import PHONE, PageFactory
+from tests.support.browsers import PHONE, PageFactory, screenshot
 from tests.support.play import check_fits, sit
 from tests.support.screens import axe_violations
 from tests.support.servers import Client, Player, RunningServer, ServerFactory, play_all
@@ -204,6 +206,7 @@ def test_a_second_table_plays_the_deal_and_the_tables_compare(
     )
     assert trick == [p["card"] for p in record["tricks"][2]["cards"]]
     assert not axe_violations(first, "two tables side by side")
+    screenshot(first, "desktop-tables", at="#replay .tables-panel")
     # From the practice room too, on the phone: a third table's link, within the screen.
     second.click("#practice-tables button[data-tables='new']")
     second.wait_for_selector("#practice-tables input[data-tables='link']")
@@ -212,3 +215,4 @@ def test_a_second_table_plays_the_deal_and_the_tables_compare(
     second.wait_for_selector("#practice-tables [data-tables='stage'] .tables-side .trick-cards")
     check_fits(second)
     assert not axe_violations(second, "phone, two tables side by side")
+    screenshot(second, "phone-tables", at="#practice-tables")

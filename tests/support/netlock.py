@@ -6,7 +6,8 @@ them out again. Chromium watches the machine's links and
 addresses, takes such a change for the network changing, and aborts every load and
 socket it has in flight (`net::ERR_NETWORK_CHANGED`): a browser test running at that
 moment fails for nothing it did. So each browser test holds the lock shared, and each
-network and the container module the lock exclusive, on a file every worker process opens (`fcntl.flock`).
+network and the container module the lock exclusive, on a file every worker process
+opens (`fcntl.flock`).
 
 A waiting network goes first: it holds the turnstile while it waits, and a browser test
 passes the turnstile before it takes its shared lock, so a stream of browser tests on

@@ -101,6 +101,9 @@ async def test_another_table_plays_the_same_deal_and_the_tables_compare(
     assert both["playing"] == 0 and [t["original"] for t in both["tables"]] == [True, False]
     theirs = both["tables"][1]
     assert theirs["room"] == code and theirs["hand"] == 1 and theirs["step"] == 0
+    assert await get(server, theirs["record"]) == played
+    page = await call(server, "GET", theirs["review"])
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert [s["name"] for s in theirs["seats"]] == NAMES
     result = played["result"]
     assert (theirs["bidder"], theirs["bid"], theirs["made"]) == (

@@ -131,7 +131,7 @@ function comparison(data, id) {
         tableTitle(table, i),
         table.step ? h("span", { class: "muted small" }, ` · ${t("tables.from_step", { step: table.step })}`) : null,
         " ",
-        h("a", { href: `/r/${encodeURIComponent(table.room)}/h/${table.hand}`, class: "small", dataset: { tables: "review" } }, t("tables.review")),
+        h("a", { href: `/r/${encodeURIComponent(table.room)}/h/${Number(table.hand)}`, class: "small", dataset: { tables: "review" } }, t("tables.review")),
       ),
     ),
   );

@@ -182,8 +182,12 @@ class TableResult(_Out):
     """How one table played the deal (`GET /api/rooms/{code}/hands/{n}/tables`)."""
 
     room: str
-    """The table's room; its hand's record is `GET /api/rooms/{room}/hands/{hand}`."""
+    """The table's room."""
     hand: int
+    record: str
+    """The path of the table's hand record, `/api/rooms/{room}/hands/{hand}`."""
+    review: str
+    """The path of its review page, `/r/{room}/h/{hand}`."""
     step: int
     """The step it played on from (0: the whole deal; a practice from a position: more)."""
     original: bool

@@ -33,9 +33,12 @@ def table_of(
     result = record["result"]
     deltas = [int(d) for d in result["deltas"]]
     side = {int(k): i for i, team in enumerate(record["teams"]) for k in team}
+    n = int(record["n"])
     return {
         "room": code,
-        "hand": int(record["n"]),
+        "hand": n,
+        "record": f"/api/rooms/{code}/hands/{n}",
+        "review": f"/r/{code}/h/{n}",
         "step": step,
         "seats": names,
         "teams": record["teams"],

@@ -66,7 +66,10 @@ async def comparison(
         stored = await store.load(other)
         if stored is None:
             continue  # expired
-        room = RoomRecord.from_bytes(stored.snapshot)
+        try:
+            room = RoomRecord.from_bytes(stored.snapshot)
+        except (ValueError, KeyError, TypeError):  # unreadable: as good as gone
+            continue
         origin = room.practice
         if origin is None or (origin.room, origin.hand) != (code, n):
             continue

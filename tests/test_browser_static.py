@@ -159,3 +159,22 @@ def test_every_text_the_scripts_ask_for_exists() -> None:
         + [f"variant.{v}.about" for v in ("schmier6", "schmier5", "wisconsin4")]
     )
     assert set(dynamic) <= english, set(dynamic) - english
+
+
+@pytest.mark.parametrize("path", sorted(WEB.glob("*.css")), ids=lambda p: p.name)
+def test_every_stylesheet_closes_each_rule_it_opens(path: Path) -> None:
+    """A rule left open swallows every rule after it (Chromium reads them as nested in
+    it, and they apply nowhere): the coach's last rule once did that to review
+    together's and the tables' styles, and no browser test saw it fail."""
+    text = re.sub(r"/\*.*?\*/", "", path.read_text(encoding="utf-8"), flags=re.S)
+    text = re.sub(r'"[^"\n]*"|\'[^\'\n]*\'', '""', text)
+    depth = 0
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if re.match(r"[.#a-z*:\[@]", line) and "{" in line:
+            # A rule written at the start of a line is one of the file's own: the one
+            # before it must be closed (those inside an @media block are indented).
+            assert depth == 0, f"{path.name}:{line_number}: a rule starts inside another"
+        for char in line:
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            assert depth >= 0, f"{path.name}:{line_number}: a brace closes nothing"
+    assert depth == 0, f"{path.name}: {depth} rule(s) never closed"

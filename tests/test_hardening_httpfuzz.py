@@ -62,6 +62,7 @@ def test_the_schema_covers_the_api(api_schema: schemathesis.schemas.BaseSchema) 
     assert "/api/version" in paths
     assert {"/api/rooms/{code}/hands", "/api/rooms/{code}/hands/{n}"} <= paths
     assert "/api/rooms/{code}/history" in paths
+    assert {"/api/rooms/{code}/hands/{n}/practice", "/api/rooms/{code}/hands/{n}/tables"} <= paths
 
 
 EXAMPLES = 50

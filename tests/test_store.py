@@ -174,8 +174,8 @@ async def test_ping_answers(store: RoomStore) -> None:
 #: `RoomStore` must be added here too, so this list and the Protocol cannot drift apart.
 CONTRACT = (
     "create", "load", "commit", "read_log", "add_chat", "read_chat", "analysis_put",
-    "analysis_get", "exists", "delete", "ping", "outbox_pending", "outbox_claim",
-    "outbox_done", "outbox_stats", "aclose",
+    "analysis_get", "table_add", "tables_get", "exists", "delete", "ping", "outbox_pending",
+    "outbox_claim", "outbox_done", "outbox_stats", "aclose",
 )  # fmt: skip
 
 
@@ -216,6 +216,40 @@ async def test_an_analysis_is_kept_with_its_room_and_goes_with_it(store: RoomSto
     assert await store.analysis_get("ROOM", 1) is None
     assert await store.create("ROOM", b"fresh")  # a new room under the code: none
     assert await store.analysis_get("ROOM", 1) is None
+
+
+async def test_a_hands_tables_are_kept_in_order_bounded_and_go_with_the_room(
+    store: RoomStore,
+) -> None:
+    assert not await store.table_add("GONE", 1, "P1", 3)  # no room: nothing written
+    assert await store.tables_get("GONE", 1) == []
+    assert not await store.exists("GONE")
+
+    await store.create("ROOM", b"v0")
+    assert await store.tables_get("ROOM", 1) == []
+    for code in ("P1", "P2", "P3"):
+        assert await store.table_add("ROOM", 1, code, 3)
+    assert not await store.table_add("ROOM", 1, "P4", 3)  # the most a hand may have
+    assert await store.table_add("ROOM", 2, "Q1", 3)
+    await store.commit("ROOM", 1, b"v1", [b"e1"])  # a commit keeps them
+    assert await store.tables_get("ROOM", 1) == ["P1", "P2", "P3"]
+    assert await store.tables_get("ROOM", 2) == ["Q1"]
+    assert await store.load("ROOM") == Stored(version=1, snapshot=b"v1")
+
+    await store.delete("ROOM")
+    assert await store.tables_get("ROOM", 1) == []
+    assert await store.create("ROOM", b"fresh")  # a new room under the code: none
+    assert await store.tables_get("ROOM", 1) == []
+
+
+async def test_a_hands_tables_never_go_past_the_most_when_added_at_once(
+    store: RoomStore,
+) -> None:
+    await store.create("ROOM", b"v0")
+    added = await asyncio.gather(*(store.table_add("ROOM", 1, f"P{i}", 5) for i in range(12)))
+    assert sum(added) == 5
+    kept = await store.tables_get("ROOM", 1)
+    assert sorted(kept) == sorted(f"P{i}" for i, done in enumerate(added) if done)
 
 
 async def test_memory_an_analysis_expires_with_its_room() -> None:

@@ -1,14 +1,26 @@
 // A practice room's own panel (docs/protocol.md, "Practice from a position"): which hand
 // of which room it plays again, and from which step, with the way back to that room;
-// once the hand is scored, its result beside the original hand's, side by side.
+// once the hand is scored, its result beside the original hand's, side by side, and
+// how every table that played the deal did (tables.js), with the way to deal it again.
 
 import { signed, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { room, seatName, teamLabel } from "./state.js";
+import { tablesPanel } from "./tables.js";
+
+// The tables panel is made once per practice room and kept across renders (it fetches
+// the comparison when made, and holds the focus of its own controls).
+let tables = null;
 
 /** The panel's place in the room's page (hidden in any room but a practice room). */
 export function practicePanel() {
-  return h("section", { id: "practice", class: "card-panel practice", "aria-labelledby": "practice-title", hidden: true });
+  tables = null;
+  return h(
+    "section",
+    { id: "practice", class: "card-panel practice", "aria-labelledby": "practice-title", hidden: true },
+    h("div", { id: "practice-body" }),
+    h("div", { id: "practice-tables" }),
+  );
 }
 
 export function renderPractice() {
@@ -17,13 +29,24 @@ export function renderPractice() {
   if (!el) return;
   if (!v || !v.practice) {
     el.hidden = true;
-    fill(el);
+    fill($("practice-body"));
+    fill($("practice-tables"));
+    tables = null;
     return;
   }
   const p = v.practice;
   el.hidden = false;
+  const scored = Boolean(v.original && v.last_hand);
+  const key = `${p.room}:${p.hand}`;
+  if (!scored) {
+    fill($("practice-tables"));
+    tables = null;
+  } else if (!tables || tables.key !== key) {
+    tables = { key, el: tablesPanel(p.room, p.hand) };
+    fill($("practice-tables"), tables.el);
+  }
   fill(
-    el,
+    $("practice-body"),
     h("h2", { id: "practice-title" }, t("practice.title")),
     h("p", { dataset: { practiceOf: `${p.room}:${p.hand}:${p.step}` } }, t("practice.about", { n: p.hand, room: p.room, step: p.step })),
     v.original && v.last_hand ? compare(v.last_hand, v.original) : null,

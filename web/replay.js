@@ -52,6 +52,8 @@ export async function showReplay(code, n) {
   const main = $("replay");
   fill(
     main,
+    // The page's own heading (the review's title is a panel's, an h2).
+    h("h1", { class: "sr-only" }, t("review.page_title", { n, code })),
     h("div", { id: "fair-alert", class: "fair-alert card-panel", role: "alert", hidden: true }),
     h(
       "nav",

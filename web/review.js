@@ -14,6 +14,7 @@ import { stepsOf } from "./steps.js";
 import { dealPanel, handLine, middleOf, seatsAt } from "./handparts.js";
 import { transcript } from "./transcript.js";
 import { coachPanel } from "./coach.js";
+import { tablesPanel } from "./tables.js";
 
 const SWIPE_PX = 40;
 
@@ -99,6 +100,8 @@ export function reviewView(record, book, { code, outcome = null, step = 0, onSte
     stage,
     coaching ? coaching.el : null,
     h("p", { class: "muted small review-keys" }, t("review.keys")),
+    // Another table, and how each table played this deal (tables.js): a room's hand only.
+    code ? tablesPanel(code, record.n) : null,
     dealPanel(record, outcome),
     exports(record, book, code, outcome),
   );

@@ -18,6 +18,7 @@ from schmier.api.http import Limits, page_routes, router, web_directory
 from schmier.api.install import install_routes
 from schmier.api.security import SecurityHeaders, guarded_send
 from schmier.api.statics import ClientFiles, static_routes
+from schmier.api.tables import router as tables_router
 from schmier.api.wireframes import FrameWriter
 from schmier.api.ws import websocket_endpoint
 from schmier.cluster import Node
@@ -175,6 +176,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
     app.state.clubs = ClubService(database, rooms, limits, settings, the_store, metrics)
     app.include_router(router)
     app.include_router(analysis_router)
+    app.include_router(tables_router)
     app.include_router(club_router)
     web = web_directory()
     if web is not None:

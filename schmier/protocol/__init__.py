@@ -62,11 +62,14 @@ from schmier.protocol.http import (
 )
 from schmier.protocol.names import clean_name
 from schmier.protocol.records import (
+    DealTables,
     GameSheet,
     HandRecord,
     HandSummary,
     PlayerStats,
     RoomHistory,
+    TableMade,
+    TableResult,
 )
 from schmier.protocol.server import (
     SERVER_FRAME,
@@ -124,6 +127,8 @@ def protocol_schema() -> dict[str, Any]:
             "joined": Joined.model_json_schema(),
             "hands": HandSummary.model_json_schema(),
             "hand_record": HandRecord.model_json_schema(),
+            "table_made": TableMade.model_json_schema(),
+            "deal_tables": DealTables.model_json_schema(),
             "history": RoomHistory.model_json_schema(),
             "bots": BotInfo.model_json_schema(),
             "create_club": CreateClub.model_json_schema(),
@@ -168,6 +173,7 @@ __all__ = [
     "ClubInfo",
     "CreateClub",
     "CreateRoom",
+    "DealTables",
     "DealView",
     "Discard",
     "Entropy",
@@ -217,6 +223,8 @@ __all__ = [
     "StateFrame",
     "Suit",
     "SwapSeats",
+    "TableMade",
+    "TableResult",
     "TimedOutFrame",
     "TrickView",
     "Trump",

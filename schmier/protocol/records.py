@@ -169,3 +169,45 @@ class RoomHistory(_Out):
     teams: list[list[int]]
     games: list[GameSheet]
     players: list[PlayerStats]
+
+
+class TableMade(_Out):
+    """`POST /api/rooms/{code}/hands/{n}/practice`: the practice room another table plays
+    the deal in (its seats open to `POST /api/rooms/{code}/join`)."""
+
+    code: str
+
+
+class TableResult(_Out):
+    """How one table played the deal (`GET /api/rooms/{code}/hands/{n}/tables`)."""
+
+    room: str
+    """The table's room."""
+    hand: int
+    record: str
+    """The path of the table's hand record, `/api/rooms/{room}/hands/{hand}`."""
+    review: str
+    """The path of its review page, `/r/{room}/h/{hand}`."""
+    step: int
+    """The step it played on from (0: the whole deal; a practice from a position: more)."""
+    original: bool
+    seats: list[RecordSeat]
+    """Who sat where: the original's as dealt, a practice table's now (its joiners')."""
+    teams: list[list[int]]
+    bidder: int
+    bid: int
+    made: bool
+    deltas: list[int]
+    """Each team's points (one per entry of `teams`)."""
+    points: list[int]
+    """Each seat's points (its team's)."""
+
+
+class DealTables(_Out):
+    """`GET /api/rooms/{code}/hands/{n}/tables`: the original and every practice table
+    that has played the deal out; the practice hands still in play only counted."""
+
+    room: str
+    hand: int
+    tables: list[TableResult]
+    playing: int

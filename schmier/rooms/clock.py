@@ -307,6 +307,11 @@ class Clock:
         kind = record.seats[seat].kind
         if kind == "bot" or seat in self.autopilot:
             return since + self.settings.bot_delay * spread(seat, since, self.phase)
+        if kind == "empty" and record.practice is not None:
+            # Another table's seat nobody took: the default bot plays it once the join
+            # grace (`autoplay_after`) from the room's making is over.
+            grace = record.created - self.wall_offset + self.settings.autoplay_after
+            return max(since + self.settings.bot_delay * spread(seat, since, self.phase), grace)
         if kind != "human":
             return None
         times = []

@@ -19,6 +19,13 @@ logged, so the practice hand's own record (made from its log) starts as the orig
 did. The seats of the original room's people who are connected get a new token each,
 sent to their sockets alone (`{"type": "practice", ...}`); every other seat is played by
 the default bot, and a person who never comes is played for as any away player is.
+
+Another table can play the same deal too (`POST /api/rooms/{code}/hands/{n}/practice`,
+`open_seats`): its seats start empty, for whoever joins through the room's link, and a
+seat nobody has taken when the join grace is over is played by the default bot (the
+clock's `seat_due`), so a group of two can play a deal of four. Every practice room made
+from a hand is counted with that hand (`RoomStore.table_add`, at most `TABLES_MAX`), so
+how each table played it can be compared (`tables.py`).
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from schmier.rooms.codes import hash_token, new_code, new_token
 from schmier.rooms.fairness import NextDeal
 from schmier.rooms.peers import Refused
 from schmier.rooms.record import RoomRecord, Seat
-from schmier.rooms.shared import Practice
+from schmier.rooms.shared import TABLES_MAX, Practice
 from schmier.store import RoomStore
 
 
@@ -78,22 +85,25 @@ def position(hand: dict[str, Any], step: int) -> tuple[engine.State, list[Entry]
 
 
 def practice_room(
-    original: RoomRecord, hand: dict[str, Any], step: int, people: list[int]
+    original: str, hand: dict[str, Any], step: int, people: list[int], open_seats: bool = False
 ) -> tuple[RoomRecord, list[Entry], dict[int, str]]:
-    """The practice room of finished hand `hand` of `original` from `step`: its record
-    (version 0), the log entries that make its position, and the tokens of the seats
-    of `people` (the original room's connected people)."""
+    """The practice room of finished hand `hand` of room `original` from `step`: its
+    record (version 0), the log entries that make its position, and the tokens of the
+    seats of `people` (the original room's connected people); with `open_seats`, every
+    seat empty instead (another table's, whose people join)."""
     state, entries = position(hand, step)
     tokens: dict[int, str] = {}
     seats = []
     for k, sat in enumerate(hand["seats"]):
         name = sat.get("name") or f"Bot {k + 1}"
-        if k in people:
+        if open_seats:
+            seats.append(Seat())
+        elif k in people:
             tokens[k] = new_token()
             seats.append(Seat(kind="human", name=name, token_hash=hash_token(tokens[k])))
         else:
             seats.append(Seat(kind="bot", name=name, bot=levels.default()))
-    record = RoomRecord.new(new_code(), original.variant, state.rules)
+    record = RoomRecord.new(new_code(), str(hand["variant"]), state.rules)
     record = replace(
         record,
         seats=tuple(seats),
@@ -102,20 +112,41 @@ def practice_room(
         dealt=hand["deal"].get("commitment"),
         next_deal=NextDeal.fresh(len(seats)),
         game=1,
-        practice=Practice(original.code, int(hand["n"]), step, dict(hand["result"])),
+        practice=Practice(original, int(hand["n"]), step, dict(hand["result"])),
     )
+    if open_seats:  # its hand's record names who sat at the deal: nobody yet
+        deal = entries[0]
+        entries[0] = deal._replace(notes={**(deal.notes or {}), "seats": record.deal_seats()})
     return record.with_host(), entries, tokens
 
 
+class TablesFull(Refused):
+    """The hand has been played again at `TABLES_MAX` tables already."""
+
+    def __init__(self) -> None:
+        super().__init__("bad_message", "this deal has been played at all the tables it may")
+
+
 async def start(
-    store: RoomStore, original: RoomRecord, hand: dict[str, Any], step: int, people: list[int]
+    store: RoomStore,
+    original: str,
+    hand: dict[str, Any],
+    step: int,
+    people: list[int],
+    *,
+    open_seats: bool = False,
 ) -> Started:
-    """Make the practice room in the store (a fresh code, retried on the rare clash)."""
+    """Make the practice room of room `original`'s hand in the store (a fresh code,
+    retried on the rare clash) and count it with the hand; `TablesFull` when the hand
+    has all the tables it may."""
     if not 0 <= step <= len(hand["actions"]):
         raise Refused("bad_message", f"the steps of this hand are 0 to {len(hand['actions'])}")
+    n = int(hand["n"])
+    if len(await store.tables_get(original, n)) >= TABLES_MAX:
+        raise TablesFull
     while True:
         try:
-            record, entries, tokens = practice_room(original, hand, step, people)
+            record, entries, tokens = practice_room(original, hand, step, people, open_seats)
         except engine.EngineError as exc:  # the record does not replay: nothing to play
             raise Refused("bad_message", "this hand cannot be played again") from exc
         lobby = replace(record, state=None)
@@ -123,5 +154,8 @@ async def start(
             break
     change = Change(record, tuple(entries))
     await store.commit(record.code, 1, change.stored().to_bytes(), change.log())
-    event("room.practice", room=original.code, practice=record.code, hand=hand["n"], step=step)
+    if not await store.table_add(original, n, record.code, TABLES_MAX):
+        await store.delete(record.code)  # another made the last one meanwhile
+        raise TablesFull
+    event("room.practice", room=original, practice=record.code, hand=n, step=step, open=open_seats)
     return Started(record.code, tokens)

@@ -32,6 +32,9 @@ OPEN_PHASES = ("hand_over", "game_over")
 """The phases in which no hand is being played: a review may be open in these only."""
 PRACTICES_MAX = 20
 """Practice rooms one shared review may start (each is a room of the server's)."""
+TABLES_MAX = 30
+"""Practice rooms one finished hand may be played again in (counted with the hand, for
+the comparison of the tables: docs/protocol.md, "Another table")."""
 ORIGINAL_MAX = 8192
 """Bytes the original hand's result may take in a practice room's snapshot."""
 

@@ -102,7 +102,7 @@ async def practice_from(
     sockets.spend_practice()
     hand = await hand_record(store, room.code, review.hand)
     people = [k for k in room.record.humans() if sockets.has(k)]
-    started = await practice.start(store, room.record, hand, step, people)
+    started = await practice.start(store, room.code, hand, step, people)
     counted = replace(review, practices=review.practices + 1)
     await room.apply(Change(replace(room.record, review=counted)).with_op(op))
     for k in started.tokens:

@@ -158,6 +158,17 @@ class RoomStore(Protocol):
         """The room's kept analysis of hand `n`, or None."""
         ...
 
+    async def table_add(self, code: str, n: int, table: str, most: int) -> bool:
+        """Count room `table` (a practice room made from hand `n`) among the tables that
+        played hand `n` of room `code`, after those already counted; False (and no write)
+        when the room does not exist or `most` are counted already. Kept, expiring and
+        deleted with the room like an analysis; renews nothing."""
+        ...
+
+    async def tables_get(self, code: str, n: int) -> list[str]:
+        """The rooms counted for hand `n` of room `code`, oldest first ([]: none)."""
+        ...
+
     async def exists(self, code: str) -> bool:
         """Whether a room with this code is stored (and not expired)."""
         ...

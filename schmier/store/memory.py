@@ -32,6 +32,7 @@ class _Room:
     log: list[bytes] = field(default_factory=list)
     chat: list[bytes] = field(default_factory=list)
     analyses: dict[int, bytes] = field(default_factory=dict)
+    tables: dict[int, list[str]] = field(default_factory=dict)
 
 
 class MemoryStore:
@@ -153,6 +154,18 @@ class MemoryStore:
     async def analysis_get(self, code: str, n: int) -> bytes | None:
         room = self._live(code)
         return None if room is None else room.analyses.get(int(n))
+
+    async def table_add(self, code: str, n: int, table: str, most: int) -> bool:
+        room = self._live(code)
+        kept = None if room is None else room.tables.setdefault(int(n), [])
+        if kept is None or len(kept) >= most:
+            return False
+        kept.append(str(table))
+        return True
+
+    async def tables_get(self, code: str, n: int) -> list[str]:
+        room = self._live(code)
+        return [] if room is None else list(room.tables.get(int(n), []))
 
     async def exists(self, code: str) -> bool:
         return self._live(code) is not None

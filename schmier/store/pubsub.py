@@ -15,9 +15,11 @@ blocking read that returns nothing is what it means: the subscription is lost
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
-from schmier.store.base import StoreUnavailable
+from schmier.store.base import StoreError, StoreUnavailable
 
 
 async def next_message(pubsub: Any) -> bytes | str:
@@ -30,3 +32,20 @@ async def next_message(pubsub: Any) -> bytes | str:
         if message.get("type") == "message":
             data: bytes | str = message["data"]
             return data
+
+
+class Subscription:
+    """One channel's messages, as they arrive; each read under the store's `calling`
+    (which turns Redis's failures into `StoreError`s and reports them to its health)."""
+
+    def __init__(self, pubsub: Any, calling: Callable[[str], AbstractContextManager[None]]) -> None:
+        self._pubsub = pubsub
+        self._calling = calling
+
+    async def next(self) -> bytes:
+        """The next message published on the channel; `StoreError` if Redis fails."""
+        with self._calling("listen"):
+            data = await next_message(self._pubsub)
+        if isinstance(data, str):  # the client is built without `decode_responses`
+            raise StoreError("redis client decodes responses; messages must stay bytes")
+        return data

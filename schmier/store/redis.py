@@ -40,7 +40,7 @@ from schmier.store.errors import classify
 from schmier.store.health import StoreHealth
 from schmier.store.keys import ALL_PARTS, ROOM_PARTS, Keys
 from schmier.store.outbox import RedisOutbox
-from schmier.store.pubsub import next_message
+from schmier.store.pubsub import Subscription
 from schmier.store.sentinel import Address, SentinelFinder, SwitchWatch
 from schmier.store.wire import RedisWire
 
@@ -55,19 +55,6 @@ def _raw(value: bytes | str) -> bytes:
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
-
-
-class Subscription:
-    """One channel's messages, as they arrive."""
-
-    def __init__(self, pubsub: aioredis.client.PubSub, store: RedisStore) -> None:
-        self._pubsub = pubsub
-        self._store = store
-
-    async def next(self) -> bytes:
-        """The next message published on the channel; `StoreError` if Redis fails."""
-        with self._store.calling("listen"):
-            return _raw(await next_message(self._pubsub))
 
 
 class RedisStore:
@@ -382,7 +369,7 @@ class RedisStore:
         try:
             with self.calling("subscribe"):
                 await pubsub.subscribe(channel)
-            yield Subscription(pubsub, self)
+            yield Subscription(pubsub, self.calling)
         finally:
             with contextlib.suppress(RedisError, OSError):
                 await pubsub.aclose()  # type: ignore[no-untyped-call]
@@ -406,6 +393,12 @@ class RedisStore:
 
     async def analysis_get(self, code: str, n: int) -> bytes | None:
         return await self._analyses.get(code, n)
+
+    async def table_add(self, code: str, n: int, table: str, most: int) -> bool:
+        return await self._analyses.add_table(code, n, table, most)
+
+    async def tables_get(self, code: str, n: int) -> list[str]:
+        return await self._analyses.tables(code, n)
 
     async def outbox_pending(self, limit: int) -> list[tuple[str, bytes]]:
         return await self._outbox.pending(limit)

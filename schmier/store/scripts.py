@@ -203,3 +203,23 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 """
+
+# KEYS: room hash. ARGV: field, room code, most. Appends the code to the field's
+# space-separated list of a finished hand's practice rooms (`tables:<n>`), unless the
+# room is gone or the list holds `most` already (0); else the list's new length.
+ADD_TABLE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+local kept = redis.call('HGET', KEYS[1], ARGV[1])
+local count = 0
+if kept then
+  for _ in string.gmatch(kept, '%S+') do count = count + 1 end
+end
+if count >= tonumber(ARGV[3]) then
+  return 0
+end
+if kept then kept = kept .. ' ' .. ARGV[2] else kept = ARGV[2] end
+redis.call('HSET', KEYS[1], ARGV[1], kept)
+return count + 1
+"""

@@ -259,6 +259,8 @@ async def test_a_random_schedule(cluster: FaultCluster) -> None:
     commits = sum(1 for e in history.events if e.kind == "commit")
     report(f"random schedule, {len(rooms)} games, faults: {'; '.join(done)}", seconds=seconds)
     kinds = Counter(fault.split()[0] for fault in done)
+    switched = (cluster.log_dir / "relay.log").read_text().count("relay: slow")
+    assert switched == kinds["players_slow"], "the relay missed a switch to slow"
     print(f"netfaults random schedule: faults by kind {dict(sorted(kinds.items()))}")
     print(f"netfaults random schedule: {checked} state frames and {commits} commits checked")
     assert len(done) >= 2 and checked > 100

@@ -330,15 +330,20 @@ async def random_schedule(
 
 
 async def games_until(
-    cluster: FaultCluster, variant: str, until: float, options: dict[str, Any]
+    cluster: FaultCluster,
+    variant: str,
+    until: float,
+    options: dict[str, Any],
+    tables: dict[str, dict[int, str]] = TABLES,
 ) -> int:
-    """Games of `variant` one after another until `until`; how many were made (a room
-    whose making a fault cut short is left as it is, and still checked)."""
+    """Games of `variant` one after another until `until`, its people on the instances
+    `tables` names; how many were made (a room whose making a fault cut short is left
+    as it is, and still checked)."""
     made = 0
     while time.monotonic() < until or not made:
         made += 1
         try:
-            _, seats = await cluster.table(variant, TABLES[variant], {"target": 5}, 0.1, options)
+            _, seats = await cluster.table(variant, tables[variant], {"target": 5}, 0.1, options)
         except (httpx.HTTPError, ClosedError, AssertionError, RuntimeError, OSError):
             await asyncio.sleep(1)
             continue

@@ -8,7 +8,9 @@ player saw accepted may be lost: every game's history is checked
 (`tests/support/history.py`) against the promoted primary's log. Without strict waiting
 (a commit no replica acknowledged in time still counts) the same run loses what the
 old primary alone took; `SCHMIER_NETFAULTS_LAX=1` (`python -m bench.netfaults --split`)
-runs it and prints how much. Needs root and `ip netns` (skipped otherwise; failed under
+runs it and prints how much. `SCHMIER_NETFAULTS_SPLIT_SCHEDULE=1` (`python -m
+bench.netfaults --split-schedule`) also runs the split as one fault of a long random
+schedule, failing over again and again. Needs root and `ip netns` (skipped otherwise; failed under
 `SCHMIER_TEST_REQUIRE=netns`).
 """
 

@@ -4,7 +4,8 @@ what it says, keeps each connection's order, and passes ends and failures on.
 Measured on the loopback through real sockets, in this process. What is checked is what
 the relay guarantees whatever the machine's load: no chunk arrives before its drawn
 delay (a lower bound per way, and so per round trip), the draws lie in the range asked
-for and spread over it, and bytes come out in the order they went in. How much longer a
+for and spread over it, bytes come out in the order they went in, and the process's
+signals switch the delay on and off. How much longer a
 busy machine holds them is printed, not asserted.
 """
 

@@ -10,8 +10,8 @@ player saw accepted may be lost: every game's history is checked
 old primary alone took; `SCHMIER_NETFAULTS_LAX=1` (`python -m bench.netfaults --split`)
 runs it and prints how much. `SCHMIER_NETFAULTS_SPLIT_SCHEDULE=1` (`python -m
 bench.netfaults --split-schedule`) also runs the split as one fault of a long random
-schedule, failing over again and again. Needs root and `ip netns` (skipped otherwise; failed under
-`SCHMIER_TEST_REQUIRE=netns`).
+schedule, failing over again and again. Needs root and `ip netns` (skipped otherwise;
+failed under `SCHMIER_TEST_REQUIRE=netns`).
 """
 
 from __future__ import annotations

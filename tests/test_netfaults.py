@@ -14,6 +14,7 @@ import asyncio
 import os
 import random
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -235,11 +236,13 @@ async def test_the_players_links_slow_and_lossy(cluster: FaultCluster) -> None:
 
 async def test_a_random_schedule(cluster: FaultCluster) -> None:
     """Games of every variant, one after another on both instances, under a random
-    schedule of all the faults above (and 5% loss on the players' links) for
+    schedule of all the faults above (5% loss and 200 ms ± 50 ms on the players' links
+    each a fault of its own, the players going through the relay all along) for
     `SCHMIER_NETFAULTS_SECONDS` (30 by default; `python -m bench.netfaults` runs it for
     10 minutes); every game's history checked."""
     seconds = float(os.environ.get("SCHMIER_NETFAULTS_SECONDS", "30"))
     seed = os.environ.get("SCHMIER_NETFAULTS_SEED", "netfaults")
+    cluster.through_relay(0.2, 0.05, slow=False)
     until = time.monotonic() + seconds
     options = {"ping_interval": 0.5, "ping_timeout": 1.5, "open_timeout": 3}
     done: list[str] = []
@@ -255,5 +258,9 @@ async def test_a_random_schedule(cluster: FaultCluster) -> None:
     checked, history = await cluster.check(rooms)
     commits = sum(1 for e in history.events if e.kind == "commit")
     report(f"random schedule, {len(rooms)} games, faults: {'; '.join(done)}", seconds=seconds)
+    kinds = Counter(fault.split()[0] for fault in done)
+    switched = (cluster.log_dir / "relay.log").read_text().count("relay: slow")
+    assert switched == kinds["players_slow"], "the relay missed a switch to slow"
+    print(f"netfaults random schedule: faults by kind {dict(sorted(kinds.items()))}")
     print(f"netfaults random schedule: {checked} state frames and {commits} commits checked")
     assert len(done) >= 2 and checked > 100

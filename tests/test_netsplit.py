@@ -8,28 +8,35 @@ player saw accepted may be lost: every game's history is checked
 (`tests/support/history.py`) against the promoted primary's log. Without strict waiting
 (a commit no replica acknowledged in time still counts) the same run loses what the
 old primary alone took; `SCHMIER_NETFAULTS_LAX=1` (`python -m bench.netfaults --split`)
-runs it and prints how much. Needs root and `ip netns` (skipped otherwise; failed under
-`SCHMIER_TEST_REQUIRE=netns`).
+runs it and prints how much. `SCHMIER_NETFAULTS_SPLIT_SCHEDULE=1` (`python -m
+bench.netfaults --split-schedule`) also runs the split as one fault of a long random
+schedule, failing over again and again. Needs root and `ip netns` (skipped otherwise;
+failed under `SCHMIER_TEST_REQUIRE=netns`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import random
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.support.faults import wait_until
+from tests.support.faults import games_until, wait_until
 from tests.support.history import HistoryError
 from tests.support.netns import Network
-from tests.support.split import SplitCluster, lost
+from tests.support.split import SPLIT_TABLES, SplitCluster, lost, split_schedule
 
 RULES = {"target": 5}
 PACE = 0.15
 SPLIT_SECONDS = 8
 LAX = os.environ.get("SCHMIER_NETFAULTS_LAX") == "1"
+SCHEDULE = os.environ.get("SCHMIER_NETFAULTS_SPLIT_SCHEDULE") == "1"
+"""Also the long split schedule (`python -m bench.netfaults --split-schedule`): each
+split takes some 20 s to heal and resync, too slow for the suite."""
 
 
 def first_state_after(split: SplitCluster, since: float) -> float:
@@ -108,3 +115,44 @@ async def play_through_a_split(split: SplitCluster, strict: bool) -> None:
     except HistoryError as exc:
         verdict = f"the checker: {exc}"
     print(f"\nnetsplit lax: {figures}; states taken back per room {taken_back}; {verdict}")
+
+
+@pytest.mark.skipif(not SCHEDULE, reason="SCHMIER_NETFAULTS_SPLIT_SCHEDULE")
+async def test_a_split_schedule(network: Network, tmp_path: Path) -> None:
+    """Games of every variant one after another under a random schedule alternating the
+    current primary cut off from its sentinels and replica with the other faults (the
+    instance cut off from the primary, the players' links cut or lossy) for
+    `SCHMIER_NETFAULTS_SECONDS`, strict waiting on: nothing a player saw accepted is
+    lost over all those failovers, every game's history checked against the last
+    primary."""
+    seconds = float(os.environ.get("SCHMIER_NETFAULTS_SECONDS", "120"))
+    seed = os.environ.get("SCHMIER_NETFAULTS_SEED", "netfaults")
+    split = SplitCluster(network, tmp_path, strict=True)
+    done: list[str] = []
+    try:
+        split.start()
+        until = time.monotonic() + seconds
+        options = {"ping_interval": 0.5, "ping_timeout": 1.5, "open_timeout": 3}
+        schedule = asyncio.create_task(split_schedule(split, random.Random(seed), until, done))
+        try:
+            await asyncio.gather(
+                *(games_until(split, v, until, options, SPLIT_TABLES) for v in SPLIT_TABLES)
+            )
+            await schedule
+        except BaseException:
+            schedule.cancel()
+            raise
+        taken_back = lost(split.seats)
+        checked, _ = await split.check(split.rooms)
+    except BaseException:
+        print(f"faults so far: {'; '.join(done)}")
+        print(split.logs())
+        raise
+    assert not taken_back, taken_back
+    kinds = Counter(fault.split()[0] for fault in done)
+    print(
+        f"\nnetsplit schedule, {len(split.rooms)} games in {seconds:.0f} s, faults: "
+        f"{'; '.join(done)}\nnetsplit schedule: faults by kind "
+        f"{dict(sorted(kinds.items()))}; {checked} state frames checked"
+    )
+    assert kinds["primary_cut"] >= 1 and checked > 100

@@ -4,7 +4,8 @@ what it says, keeps each connection's order, and passes ends and failures on.
 Measured on the loopback through real sockets, in this process. What is checked is what
 the relay guarantees whatever the machine's load: no chunk arrives before its drawn
 delay (a lower bound per way, and so per round trip), the draws lie in the range asked
-for and spread over it, and bytes come out in the order they went in. How much longer a
+for and spread over it, bytes come out in the order they went in, and the process's
+signals switch the delay on and off. How much longer a
 busy machine holds them is printed, not asserted.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import signal
+import sys
 import time
 
 from tests.support.relay import Latency, Relay
@@ -117,3 +120,61 @@ async def test_an_end_and_a_refusal_pass_through() -> None:
     finally:
         writer.close()
         await refused.aclose()
+
+
+async def round_trips(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, count: int
+) -> list[float]:
+    """`count` lines, each echoed before the next; each one's round trip."""
+    trips = []
+    for n in range(count):
+        line = f"ping {n}\n".encode()
+        sent = time.monotonic()
+        writer.write(line)
+        await writer.drain()
+        assert await asyncio.wait_for(reader.readline(), 30) == line
+        trips.append(time.monotonic() - sent)
+    return trips
+
+
+async def test_the_process_turns_slow_and_fast_on_signals() -> None:
+    """The relay as the fault schedule runs it: started `--fast`, SIGUSR1 makes it hold
+    every chunk its delay (each round trip at least twice the delay, on the connection
+    already open), SIGUSR2 passes chunks on at once again; its report counts only the
+    chunks of the slow while as delayed."""
+    arrivals: list[tuple[float, bytes]] = []
+    server = await echo_server(arrivals)
+    target = f"127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.support.relay", "--delay", "1", "--jitter", "0",
+        "--fast", f"127.0.0.1:0={target}", stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None
+    try:
+        listening = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        port = int(listening.rpartition("[")[2].rstrip("]\n"))
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        fast = await round_trips(reader, writer, 5)
+        process.send_signal(signal.SIGUSR1)
+        assert await asyncio.wait_for(process.stdout.readline(), 30) == b"relay: slow\n"
+        slow = await round_trips(reader, writer, 3)
+        process.send_signal(signal.SIGUSR2)
+        assert await asyncio.wait_for(process.stdout.readline(), 30) == b"relay: fast\n"
+        fast += await round_trips(reader, writer, 5)
+        writer.write_eof()  # the end passes through; the echo server's own comes back
+        assert await asyncio.wait_for(reader.read(), 30) == b""
+        writer.close()
+        process.send_signal(signal.SIGTERM)
+        report = (await asyncio.wait_for(process.stdout.read(), 30)).decode()
+        assert await process.wait() == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        server.close()
+    assert min(slow) >= 2.0, slow
+    assert "(6 delayed)" in report, report  # 3 lines each way, nothing else
+    print(
+        f"\nrelay switched: fast round trips max {max(fast):.3f} s, slow (1 s each way) "
+        f"min {min(slow):.3f} s; {report.strip()}"
+    )

@@ -117,7 +117,6 @@ class RedisStore:
         self._switches = None if self._finder is None else SwitchWatch(self._finder, self._moved)
         self._legacy = True
         """Whether rooms of versions before hash-tagged keys may still be found."""
-        self._create = self._client.register_script(scripts.CREATE)
         self._chat = self._client.register_script(scripts.CHAT)
         self._acquire = self._client.register_script(scripts.ACQUIRE)
         self._release = self._client.register_script(scripts.RELEASE)
@@ -192,10 +191,13 @@ class RedisStore:
     # ------------------------------------------------------------ rooms
 
     async def create(self, code: str, snapshot: bytes) -> bool:
+        """Durable like a commit (with `wait_replicas`, the replicas have the room before
+        its code is handed out): a room made on a primary just cut off from its replica
+        would otherwise vanish at the failover while its creator holds its code."""
+        keys = [self.room_key(code), self.log_key(code), self.chat_key(code)]
         with self.calling("create"):
-            created: Any = await self._create(
-                keys=[self.room_key(code), self.log_key(code), self.chat_key(code)],
-                args=[bytes(snapshot), self._ttl_ms],
+            created: Any = await self._wire.eval(
+                scripts.CREATE, keys, [bytes(snapshot), self._ttl_ms], durable=True
             )
         return bool(created)
 

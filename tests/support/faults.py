@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -91,6 +93,9 @@ class FaultCluster:
         self.rooms: list[str] = []
         """Every room made (each one's history is checked, even if a fault cut short
         its making)."""
+        self.relay: Host | None = None
+        """The relay's host, once the players go through one (`through_relay`)."""
+        self.relay_process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         """Redis, its recorder, then both instances."""
@@ -135,25 +140,37 @@ class FaultCluster:
         self.servers[name] = server
         return server
 
-    def through_relay(self, delay: float, jitter: float) -> Host:
+    def through_relay(self, delay: float, jitter: float, slow: bool = True) -> Host:
         """Put a delaying relay (`tests/support/relay.py`) on a host of its own between
         the players and the instances: from now on the players reach each instance at
         the relay's address (port `PORT` + its index), every chunk held `delay` ±
-        `jitter` seconds each way. The relay's host is the one to make lossy."""
-        relay = self.net.host("relay")
+        `jitter` seconds each way while the relay is slow (from the start, or from
+        `slow(True)` on). The relay's host is the one to make lossy for every instance
+        at once; an instance's host, against the relay's address, for one."""
+        relay = self.relay = self.net.host("relay")
         routes = [
             f"{relay.address}:{PORT + n}={server.address}:{server.port}"
             for n, server in enumerate(self.servers.values())
         ]
         command = [sys.executable, "-m", "tests.support.relay", "--delay", str(delay),
                    "--jitter", str(jitter), "--seed", self.prefix, *routes]  # fmt: skip
-        self.net.spawn(relay, command, os.environ, self.log_dir / "relay.log", REPO)
+        if not slow:
+            command.append("--fast")
+        self.relay_process = self.net.spawn(
+            relay, command, os.environ, self.log_dir / "relay.log", REPO
+        )
         for n, name in enumerate(list(self.servers)):
             front = HostServer(relay.address, PORT + n)
             url = front.base_url + "/healthz"
             wait_until(lambda url=url: answers(url), f"the relay to {name}")
             self.servers[name] = front
         return relay
+
+    def slow(self, on: bool) -> None:
+        """Turn the relay's delay on or off (its signals; `ip netns exec` execs, so the
+        process is the relay itself, whose handlers are set before it listens)."""
+        assert self.relay_process is not None, "the players do not go through a relay"
+        self.relay_process.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
 
     def logs(self) -> str:
         parts = []
@@ -261,10 +278,11 @@ class FaultCluster:
         return check(sockets, finals, history), history or StoreHistory(self.prefix)
 
 
-FAULTS = ("owner_from_redis", "instances_apart", "players_cut", "players_lossy")
+FAULTS = ("owner_from_redis", "instances_apart", "players_cut", "players_lossy", "players_slow")
 """The faults of a random schedule: an instance cut off from Redis; the two instances
 cut off from each other; the players' links to an instance cut; 5% of the packets
-between the players and an instance dropped."""
+between the players and an instance dropped; every player's link 200 ms ± 50 ms each
+way (the relay's delay turned on)."""
 
 TABLES = {
     "schmier6": {0: "a", 3: "b"},
@@ -278,10 +296,16 @@ async def random_schedule(
     cluster: FaultCluster, rng: random.Random, until: float, done: list[str]
 ) -> None:
     """Faults one after another until `until` (`time.monotonic()`), each 1-8 s long
-    with 1-3 s between; each one is named in `done`."""
+    with 1-3 s between, each kind once (in a random order) before any is drawn again;
+    each one is named in `done`. The players must reach the instances through a relay
+    (`through_relay`, fast), so that their links can be slowed: their links to an
+    instance are cut (or made lossy) between the relay and that instance."""
     net = cluster.net
+    relay = cluster.relay
+    assert relay is not None, "a random schedule slows the players' links: needs a relay"
+    first = rng.sample(FAULTS, len(FAULTS))
     while time.monotonic() < until:
-        kind = rng.choice(FAULTS)
+        kind = first.pop(0) if first else rng.choice(FAULTS)
         name = rng.choice(sorted(cluster.hosts))
         host = cluster.hosts[name]
         seconds = rng.uniform(1, 8)
@@ -290,26 +314,36 @@ async def random_schedule(
         elif kind == "instances_apart":
             net.cut(cluster.hosts["a"], cluster.hosts["b"].address)
         elif kind == "players_cut":
-            net.cut(host, net.root)
+            net.cut(host, relay.address)
+        elif kind == "players_lossy":
+            net.lossy(host, relay.address, 0.05)
         else:
-            net.lossy(host, net.root, 0.05)
+            cluster.slow(True)
+            name = "all"
         done.append(f"{kind} {name} {seconds:.1f} s")
         await asyncio.sleep(seconds)
         for each in cluster.hosts.values():
             net.clear(each)
+        if kind == "players_slow":
+            cluster.slow(False)
         await asyncio.sleep(rng.uniform(1, 3))
 
 
 async def games_until(
-    cluster: FaultCluster, variant: str, until: float, options: dict[str, Any]
+    cluster: FaultCluster,
+    variant: str,
+    until: float,
+    options: dict[str, Any],
+    tables: dict[str, dict[int, str]] = TABLES,
 ) -> int:
-    """Games of `variant` one after another until `until`; how many were made (a room
-    whose making a fault cut short is left as it is, and still checked)."""
+    """Games of `variant` one after another until `until`, its people on the instances
+    `tables` names; how many were made (a room whose making a fault cut short is left
+    as it is, and still checked)."""
     made = 0
     while time.monotonic() < until or not made:
         made += 1
         try:
-            _, seats = await cluster.table(variant, TABLES[variant], {"target": 5}, 0.1, options)
+            _, seats = await cluster.table(variant, tables[variant], {"target": 5}, 0.1, options)
         except (httpx.HTTPError, ClosedError, AssertionError, RuntimeError, OSError):
             await asyncio.sleep(1)
             continue

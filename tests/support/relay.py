@@ -9,11 +9,18 @@ stands for), so a chunk drawn shorter than the one before waits for it: every ch
 held at least its draw, some longer. An end of stream (a half close) is passed on the
 same way, after the data before it; a reset closes both sides at once.
 
+The delay can be switched on and off while the relay runs (`slow`): off, a chunk is
+passed on as soon as the one before it has been, so a link that turns slow and fast
+again keeps its connections (as a congested link does). The process starts slow unless
+`--fast`, and SIGUSR1 turns the delay on, SIGUSR2 off (a random schedule of faults
+makes the players' links slow for a while that way).
+
 The relay records what it did (`draws`, `held`: the seconds each chunk was drawn and
 actually held), so a test can check the delays it claims. Run it as a process of its
 own (in a network namespace between the players and the instances, say):
 
     python -m tests.support.relay --delay 0.2 --jitter 0.05 10.0.0.5:8000=10.0.0.2:8000
+    kill -USR2 $PID   # fast from now on; kill -USR1 $PID: slow again
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ class Relay:
     routes: dict[Address, Address]
     latency: Latency
     seed: str = "relay"
+    slow: bool = True
+    """Whether chunks are held (`latency`) or passed on at once; may change any time."""
     draws: list[float] = field(default_factory=list)
     """Every chunk's drawn delay, in seconds."""
     held: list[float] = field(default_factory=list)
@@ -129,7 +138,7 @@ class Relay:
         while True:
             chunk = await reader.read(CHUNK)
             now = time.monotonic()
-            draw = self.latency.draw(self.rng)
+            draw = self.latency.draw(self.rng) if self.slow else 0.0
             last_due = max(now + draw, last_due)
             self.draws.append(draw)
             queue.put_nowait((last_due, now, chunk))
@@ -168,19 +177,33 @@ def address(text: str) -> Address:
     return host, int(port)
 
 
-async def serve(routes: dict[Address, Address], latency: Latency, seed: str) -> None:
-    """Relay until SIGTERM or SIGINT, then print what was relayed."""
-    relay = await Relay(routes, latency, seed).start()
+async def serve(
+    routes: dict[Address, Address], latency: Latency, seed: str, slow: bool = True
+) -> None:
+    """Relay until SIGTERM or SIGINT, then print what was relayed; SIGUSR1 makes it
+    slow, SIGUSR2 fast (the handlers are in place before anything listens, so a
+    caller that has reached a route may signal)."""
+    relay = Relay(routes, latency, seed, slow=slow)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+
+    def switch(slow: bool) -> None:
+        relay.slow = slow
+        print(f"relay: {'slow' if slow else 'fast'}", flush=True)
+
+    loop.add_signal_handler(signal.SIGUSR1, switch, True)
+    loop.add_signal_handler(signal.SIGUSR2, switch, False)
+    await relay.start()
     print(f"relay listening on {relay.ports()}", flush=True)
     await stop.wait()
     await relay.aclose()
     held = sorted(relay.held) or [0.0]
+    delayed = sum(1 for draw in relay.draws if draw > 0)
     print(
-        f"relay: {relay.connections} connections, {len(relay.held)} chunks, held "
+        f"relay: {relay.connections} connections, {len(relay.held)} chunks "
+        f"({delayed} delayed), held "
         f"min {held[0]:.3f} s, median {held[len(held) // 2]:.3f} s, max {held[-1]:.3f} s",
         flush=True,
     )
@@ -191,13 +214,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=0.2)
     parser.add_argument("--jitter", type=float, default=0.05)
     parser.add_argument("--seed", default="relay")
+    parser.add_argument("--fast", action="store_true", help="start without the delay")
     parser.add_argument("routes", nargs="+", help="LISTEN_HOST:PORT=TARGET_HOST:PORT")
     args = parser.parse_args(argv)
     routes = {}
     for route in args.routes:
         listen, _, target = route.partition("=")
         routes[address(listen)] = address(target)
-    asyncio.run(serve(routes, Latency(args.delay, args.jitter), args.seed))
+    asyncio.run(serve(routes, Latency(args.delay, args.jitter), args.seed, not args.fast))
     return 0
 
 

@@ -14,7 +14,10 @@ this scenario measures).
 
 from __future__ import annotations
 
+import asyncio
 import os
+import random
+import time
 from pathlib import Path
 
 import redis
@@ -163,3 +166,73 @@ class SplitCluster(FaultCluster):
             sentinels=[(s.address, 26379) for s in self.sentinels],
             sentinel_master=MASTER,
         )
+
+
+SPLIT_FAULTS = ("owner_from_redis", "players_cut", "players_lossy")
+"""The faults a split schedule alternates with the primary cut off: the instance cut off
+from the current primary; the players' links to it cut; 5% of their packets dropped."""
+
+SPLIT_TABLES = {
+    "schmier6": {0: "a", 3: "a"},
+    "schmier5": {0: "a", 2: "a"},
+    "wisconsin4": {0: "a", 2: "a"},
+}
+"""The people of a split schedule's tables: two at each, on the one instance."""
+
+
+async def split_schedule(
+    split: SplitCluster, rng: random.Random, until: float, done: list[str]
+) -> None:
+    """Until `until` (`time.monotonic()`): the current primary cut off from the
+    sentinels and the other Redis for 4-10 s (held until the other is promoted), then
+    one of `SPLIT_FAULTS` for 1-8 s, and again; 1-3 s between faults, each one named in
+    `done`. A cut primary is healed only once the other was promoted, and the next
+    fault waits until it has rejoined as a replica (so each split has a synced replica
+    to promote; with one replica, strict rooms pause until then)."""
+    net = split.net
+    instance = split.hosts["a"]
+    redis_hosts = [split.primary, split.replica]
+    primary_next = True
+    while time.monotonic() < until:
+        master = await asyncio.to_thread(_settled_master, split)
+        old = next(h for h in redis_hosts if h.address == master)
+        new = next(h for h in redis_hosts if h is not old)
+        seconds = rng.uniform(4, 10) if primary_next else rng.uniform(1, 8)
+        started = time.monotonic()
+        if primary_next:
+            for other in [new.address, *(s.address for s in split.sentinels)]:
+                net.cut(old, other)
+            promoted = lambda new=new: split.master() == new.address  # noqa: E731
+            await asyncio.to_thread(wait_until, promoted, "promotion", 60)
+            done.append(f"primary_cut {old.label} {seconds:.1f} s")
+        else:
+            kind = rng.choice(SPLIT_FAULTS)
+            if kind == "owner_from_redis":
+                net.cut(instance, old.address)
+            elif kind == "players_cut":
+                net.cut(instance, net.root)
+            else:
+                net.lossy(instance, net.root, 0.05)
+            done.append(f"{kind} a {seconds:.1f} s")
+        await asyncio.sleep(max(0.0, started + seconds - time.monotonic()))
+        for host in (instance, *redis_hosts):
+            net.clear(host)
+        if primary_next:
+            rejoined = lambda old=old: split.replica_synced(old)  # noqa: E731
+            await asyncio.to_thread(wait_until, rejoined, "the old primary's resync", 90)
+        primary_next = not primary_next
+        await asyncio.sleep(rng.uniform(1, 3))
+
+
+def _settled_master(split: SplitCluster) -> str:
+    """The primary every sentinel names, with its replica synced."""
+    found: list[str] = []
+
+    def settled() -> bool:
+        master = split.master()
+        others = [h for h in (split.primary, split.replica) if h.address != master]
+        found[:] = [master] if master and len(others) == 1 else []
+        return bool(found) and split.replica_synced(others[0])
+
+    wait_until(settled, "a primary with a synced replica", 90)
+    return found[0]

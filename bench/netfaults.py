@@ -19,8 +19,8 @@ lines (the games, the faults, the frames and commits checked), with the suite's
 per-test timeout raised to fit. Needs root (namespaces, iptables); exits with pytest's
 status.
 
-`--long` runs the scenarios too slow for the suite instead: an owner cut off from Redis
-for 60 s (`SCHMIER_NETFAULTS_LONG`). `--split` runs the Redis primary cut off from its
+`--long` runs the longest of the suite's scenarios alone instead: an owner cut off from
+Redis for 60 s. `--split` runs the Redis primary cut off from its
 sentinels and its replica (`tests/test_netsplit.py`) with `SCHMIER_REDIS_WAIT_STRICT`
 and without it (`SCHMIER_NETFAULTS_LAX`), printing its `netsplit` lines: how soon the
 replica was promoted, and without strict waiting how many accepted states the players
@@ -58,7 +58,6 @@ def main(argv: list[str] | None = None) -> int:
         "SCHMIER_NETFAULTS_SECONDS": str(args.minutes * 60),
         "SCHMIER_NETFAULTS_SEED": args.seed,
         "SCHMIER_TEST_REQUIRE": "netns,redis",
-        "SCHMIER_NETFAULTS_LONG": "1",
         "SCHMIER_NETFAULTS_LAX": "1",
         "SCHMIER_NETFAULTS_SPLIT_SCHEDULE": "1",
     }

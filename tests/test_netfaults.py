@@ -83,15 +83,7 @@ async def play(cluster: FaultCluster, code: str, fault: asyncio.Task[None]) -> N
         raise
 
 
-LONG = os.environ.get("SCHMIER_NETFAULTS_LONG") == "1"
-"""Also the minute-long cut (`python -m bench.netfaults --long`): over a minute of the
-suite's time for one case, so not in CI's run."""
-
-
-@pytest.mark.parametrize(
-    "seconds",
-    [2, 10, pytest.param(60, marks=pytest.mark.skipif(not LONG, reason="SCHMIER_NETFAULTS_LONG"))],
-)
+@pytest.mark.parametrize("seconds", [2, 10, 60])
 async def test_an_owner_cut_off_from_redis(cluster: FaultCluster, seconds: int) -> None:
     """The owner of a room loses Redis (not its players) for 2 s, 10 s or 60 s: its players
     are told the room is paused and nothing they send is accepted; the other instance,

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from tests.support.browsers import PHONE, PageFactory, Table, screenshot
-from tests.support.play import check_fits, drive, fill_and_start, sit
+from tests.support.play import check_fits, drive, fill_and_start, open_club_archived, sit
 from tests.support.servers import ServerFactory
 
 pytestmark = pytest.mark.browser
@@ -64,11 +64,9 @@ def test_a_club_from_start_to_archive(pages: PageFactory, server_factory: Server
     assert end["winners"]
 
     # The club's page: the room, the standings, the chart, the archive.
-    ann.goto(f"{server.base_url}/c/{code}")
+    open_club_archived(ann, f"{server.base_url}/c/{code}", "wisconsin4", "Ann")
     ann.wait_for_selector(f'a[data-room="{room}"]')
-    ann.select_option("#standings-variant", "wisconsin4")
     row = ann.locator('.standings-table tr[data-player]:has-text("Ann")')
-    row.wait_for()
     assert row.locator("td").nth(1).inner_text() == "1", "one game"
     chart = ann.locator('figure[data-chart="ratings"]')
     chart.wait_for()

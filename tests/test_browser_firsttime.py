@@ -29,7 +29,7 @@ import pytest
 
 from schmier.config import Settings
 from tests.support.browsers import DESKTOP, PHONE, PageFactory, Table
-from tests.support.play import act, create_room, drive, fill_and_start, sit
+from tests.support.play import act, create_room, drive, fill_and_start, open_club_archived, sit
 from tests.support.screens import axe_violations, overflows, until
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
@@ -455,21 +455,7 @@ def test_every_club_page(server: RunningServer, pages: PageFactory) -> None:
     sit(page, "Ann", 0)
     fill_and_start(page)
     drive(table, lambda v: v["phase"] == "game_over", limit=600)
-    # The game reaches the club's archive behind the table (the outbox): the club's page
-    # shows what is archived when it loads, so load it again until the game is there.
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    page.goto(club)
-    deadline = time.monotonic() + 90
-    while True:
-        page.select_option("#standings-variant", "wisconsin4")
-        ann = page.locator('.standings-table tr[data-player]:has-text("Ann")')
-        try:
-            ann.wait_for(timeout=5000)
-            break
-        except PlaywrightTimeout:
-            assert time.monotonic() < deadline, "the game never reached the club's standings"
-            page.reload()
+    open_club_archived(page, club, "wisconsin4", "Ann")
     page.locator('figure[data-chart="ratings"]').wait_for()
     game = page.locator("li.game").first
     game.wait_for()

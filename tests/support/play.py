@@ -257,3 +257,25 @@ def check_fits(page: Page) -> None:
     )
     assert report["scroll"] <= report["width"], report
     assert report["outside"] == [], report
+
+
+def open_club_archived(page: Page, url: str, variant: str, player: str) -> None:
+    """Open a club's page at `url` once its newest game is archived: the standings of
+    `variant` list `player` and the archive lists a game. The game reaches the archive
+    behind the table (the outbox), and the page shows what was archived when each of its
+    panels loaded (the archive's list at once, the standings when a game is picked), so
+    load it again until both have it."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.goto(url)
+    deadline = time.monotonic() + 90
+    while True:
+        page.select_option("#standings-variant", variant)
+        row = page.locator(f'.standings-table tr[data-player]:has-text("{player}")')
+        try:
+            row.wait_for(timeout=5000)
+            page.locator("li.game").first.wait_for(timeout=5000)
+            return
+        except PlaywrightTimeout:
+            assert time.monotonic() < deadline, "the game never reached the club's archive"
+            page.reload()

@@ -7,7 +7,7 @@
 
 import { t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
-import { messagePage, shell, showToast } from "./page.js";
+import { copyLink, messagePage, shell, showToast } from "./page.js";
 import { gameLabel, games } from "./games.js";
 import { clubApi, clubEntry, forgetClub, noteClubRoom, readKey, saveClub, takeKeyFromFragment } from "./clubkeys.js";
 import { standingsPanel } from "./clubstats.js";
@@ -110,15 +110,7 @@ function render(code, club) {
 function copyRow(id, label, value) {
   const input = h("input", { id, readonly: true, value, class: "club-link" });
   const done = h("span", { class: "muted small", role: "status" });
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-      done.textContent = t("invite.copied");
-    } catch {
-      input.select();
-      done.textContent = t("invite.select");
-    }
-  };
+  const copy = () => copyLink(input, done, value);
   return h(
     "div",
     { class: "club-copy" },

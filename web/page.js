@@ -86,3 +86,15 @@ export function messagePage(message) {
     ),
   );
 }
+
+/** Copy `text` to the clipboard and say so in `status`; where the browser refuses,
+ * select `input` (which shows `text`) so the player can copy it by hand. */
+export async function copyLink(input, status, text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    status.textContent = t("invite.copied");
+  } catch {
+    input.select();
+    status.textContent = t("invite.select");
+  }
+}

@@ -10,6 +10,7 @@
 import { t } from "./i18n.js";
 import { fill, h } from "./dom.js";
 import { gameLabel } from "./games.js";
+import { copyLink } from "./page.js";
 import { stepsOf } from "./steps.js";
 import { dealPanel, handLine, middleOf, seatsAt } from "./handparts.js";
 import { transcript } from "./transcript.js";
@@ -153,15 +154,7 @@ function exports(record, book, code, outcome) {
   const base = `schmier-${String(code || "room").toLowerCase()}-hand-${record.n}`;
   const link = code ? reviewLink(code, record.n) : "";
   const copied = h("span", { class: "muted", role: "status" });
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(link);
-      copied.textContent = t("invite.copied");
-    } catch {
-      input.select();
-      copied.textContent = t("invite.select");
-    }
-  };
+  const copy = () => copyLink(input, copied, link);
   const input = h("input", { readonly: true, value: link, class: "review-link", "aria-label": t("review.link") });
   return h(
     "div",

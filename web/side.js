@@ -8,6 +8,7 @@ import { $, fill, h } from "./dom.js";
 import { actionButton } from "./buttons.js";
 import { getToken, savedName } from "./net.js";
 import { joinSeat } from "./joining.js";
+import { copyLink } from "./page.js";
 import { isSeated, room, seatInfo, seatName, send, sendChat, teamLetter } from "./state.js";
 import { seatTitle } from "./bots.js";
 
@@ -99,14 +100,9 @@ export function renderInvite() {
   const link = `${location.origin}/r/${encodeURIComponent(room.code)}`;
   const input = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": t("invite.link") });
   const copied = h("span", { class: "muted", role: "status" });
-  const copy = async () => {
+  const copy = () => {
     input.select();
-    try {
-      await navigator.clipboard.writeText(link);
-      copied.textContent = t("invite.copied");
-    } catch {
-      copied.textContent = t("invite.select");
-    }
+    return copyLink(input, copied, link);
   };
   fill(
     el,
@@ -146,14 +142,9 @@ export function renderSeatLink() {
   const link = `${location.origin}/r/${encodeURIComponent(room.code)}#seat=${token}`;
   const input = h("input", { id: "seat-link-input", readonly: true, value: link, "aria-label": t("seatlink.link") });
   const copied = h("span", { class: "muted", role: "status" });
-  const copy = async () => {
+  const copy = () => {
     input.select();
-    try {
-      await navigator.clipboard.writeText(link);
-      copied.textContent = t("invite.copied");
-    } catch {
-      copied.textContent = t("invite.select");
-    }
+    return copyLink(input, copied, link);
   };
   fill(
     el,

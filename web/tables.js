@@ -14,6 +14,7 @@
 import { botName, signed, t } from "./i18n.js";
 import { fill, h } from "./dom.js";
 import { api } from "./net.js";
+import { copyLink } from "./page.js";
 import { compareSteps } from "./tablesteps.js";
 
 let made = 0; // panels made on this page, for their ids
@@ -82,15 +83,7 @@ function shareLink(code, id) {
   const link = `${location.origin}/r/${encodeURIComponent(code)}`;
   const copied = h("span", { class: "muted", role: "status" });
   const input = h("input", { readonly: true, value: link, class: "review-link", id: `${id}-link`, dataset: { tables: "link" } });
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(link);
-      copied.textContent = t("invite.copied");
-    } catch {
-      input.select();
-      copied.textContent = t("invite.select");
-    }
-  };
+  const copy = () => copyLink(input, copied, link);
   return [
     h("label", { for: `${id}-link` }, t("tables.ready")),
     h(

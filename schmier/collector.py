@@ -255,20 +255,31 @@ class Collector:
 
 
 class HeapMetrics:
-    """What a full collection would walk, read at scrape time: the objects frozen out of
-    the routine collections (every long-lived object the collector tracks), and the
-    longest full collection so far."""
+    """The longest full collection so far, and, if asked for (`count_objects`), what a
+    full collection would walk: the objects frozen out of the routine collections.
 
-    def __init__(self, collector: Collector) -> None:
+    Why the count is not exported by default: CPython keeps no size of the frozen
+    generation, and `gc.get_freeze_count()` walks its list, about 80 ns an object in a
+    server's scattered heap: 25-40 ms at 300 tables, 60-100 ms at 1,000, with the event
+    loop stopped. Read at every scrape of `/metrics` it put a stall of that size into
+    play each time (the load benchmark, scraping every half second, measured a players'
+    p99 of 58 ms at 300 tables against 16 ms for the baseline server in the same run:
+    bench/results/2026-12-05-scrape-stall.md)."""
+
+    def __init__(self, collector: Collector, *, count_objects: bool = False) -> None:
         self._collector = collector
+        self._count_objects = count_objects
 
     def collect(self) -> Iterable[Metric]:
-        yield GaugeMetricFamily(
-            "schmier_gc_frozen_objects",
-            "Objects the garbage collector tracks that survived a collection and were "
-            "frozen (what a full collection walks, besides the young ones).",
-            value=gc.get_freeze_count(),
-        )
+        if self._count_objects:
+            yield GaugeMetricFamily(
+                "schmier_gc_frozen_objects",
+                "Objects the garbage collector tracks that survived a collection and were "
+                "frozen (what a full collection walks, besides the young ones); counted "
+                "at each scrape (SCHMIER_GC_COUNT_OBJECTS), which stops the server for "
+                "about 80 ns an object.",
+                value=gc.get_freeze_count(),
+            )
         yield GaugeMetricFamily(
             "schmier_gc_full_longest_seconds",
             "The longest full garbage collection since the server started.",

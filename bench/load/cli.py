@@ -184,6 +184,10 @@ def one_run(args: argparse.Namespace, spawn: str | None) -> dict[str, Any]:
         env = dict(item.split("=", 1) for item in args.env)
         if args.bots:
             env.setdefault("SCHMIER_BOT_DELAY", str(args.bot_delay))
+        if args.idle:
+            # The objects per room and socket come from the server's count of its frozen
+            # objects, which it exports only when asked (it stops the server to count).
+            env.setdefault("SCHMIER_GC_COUNT_OBJECTS", "1")
         extra = shlex.split(args.baseline_args)
         count = args.instances if spawn == "schmier" else 1
         try:

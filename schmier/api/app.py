@@ -125,7 +125,7 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
         growth=settings.gc_full_growth / 100,
         population=lambda: len(rooms.live) + metrics.open_sockets,
     )
-    metrics.registry.register(HeapMetrics(collector))
+    metrics.registry.register(HeapMetrics(collector, count_objects=settings.gc_count_objects))
     lag = LoopLag(metrics.loop_lag.observe)
 
     @asynccontextmanager

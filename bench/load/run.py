@@ -161,9 +161,7 @@ class Run(Tables):
             # the window: the count stops the server for tens of milliseconds.
             result["server_frozen_objects"] = int(heap[probes.FROZEN])
         if probes.LONGEST_FULL in heap:
-            result["server_full_collection_longest_ms"] = round(
-                1000 * heap[probes.LONGEST_FULL], 1
-            )
+            result["server_full_collection_longest_ms"] = round(1000 * heap[probes.LONGEST_FULL], 1)
         return result
 
     def _figures(self, w: Window) -> dict[str, Any]:

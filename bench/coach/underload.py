@@ -9,6 +9,13 @@ it beside `python -m bench.load --url ...` against the same server (started with
 `SCHMIER_BOT_DELAY=0` so that hands come quickly), and the load's p99 with and without
 it is what analyses cost the players (docs/performance.md, "The coach under load").
 Prints the analyses done and the seconds each took, as JSON.
+
+    python -m bench.coach.underload --port 8000 --streams 2 --hands 8 --seconds 60
+
+With `--hands N` each stream plays N hands first, then stops playing (its room waits
+for its player) and only asks for their analyses, saying "analysing" on stderr as it
+starts: the load started then runs beside analyses alone, not beside two rooms playing
+flat out as well.
 """
 
 from __future__ import annotations
@@ -17,7 +24,9 @@ import argparse
 import asyncio
 import json
 import random
+import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bench.kit import loopback
@@ -30,13 +39,14 @@ VARIANT = "wisconsin4"
 
 
 async def _analyse(
-    server: RunningServer, code: str, stop: asyncio.Event, took: list[float]
+    server: RunningServer, code: str, stop: asyncio.Event, took: list[float], upto: int | None
 ) -> None:
-    """Analyse each hand of room `code` once it is listed, one at a time."""
+    """Analyse each hand of room `code` once it is listed, one at a time (hands 1 to
+    `upto` when given, all of them listed already)."""
     done = 0
     base = f"/api/rooms/{code}"
     async with loopback.async_client(base_url=server.base_url) as http:
-        while not stop.is_set():
+        while not stop.is_set() and (upto is None or done < upto):
             listed = (await http.get(f"{base}/hands")).json()
             if len(listed) <= done:
                 await asyncio.sleep(0.5)
@@ -53,7 +63,28 @@ async def _analyse(
             done = n
 
 
-async def _stream(server: RunningServer, k: int, stop: asyncio.Event, took: list[float]) -> None:
+def _hands_played(hands: int) -> Callable[[dict[str, Any]], bool]:
+    """Whether `hands` hands have been scored, from the views one after another (each
+    scored hand shows as a new `last_hand`)."""
+    seen: list[Any] = []
+
+    def played(view: dict[str, Any]) -> bool:
+        last = view.get("last_hand")
+        if last is not None and (not seen or seen[-1] != last):
+            seen.append(last)
+        return len(seen) >= hands
+
+    return played
+
+
+async def _stream(
+    server: RunningServer,
+    k: int,
+    stop: asyncio.Event,
+    took: list[float],
+    hands: int | None,
+    ready: asyncio.Barrier,
+) -> None:
     code = await server.create_room(VARIANT, {"target": 99})
     _, token = await server.join(code, f"Coachee {k}", 0)
     client = await Client.seated(server, code, token)
@@ -62,7 +93,16 @@ async def _stream(server: RunningServer, k: int, stop: asyncio.Event, took: list
     await client.wait_state(lambda v: {"type": "start"} in v["legal"])
     await client.send({"type": "start"})
     player = Player(client, random.Random(k))
-    analyser = asyncio.create_task(_analyse(server, code, stop, took))
+    if hands is not None:
+        # Play the hands first, then only analyse them: the room waits for its player
+        # meanwhile, so what runs beside the load is the analyses alone.
+        await player.play_until(_hands_played(hands), 3600)
+        await ready.wait()
+        await _analyse(server, code, stop, took, hands)
+        await stop.wait()
+        await client.close()
+        return
+    analyser = asyncio.create_task(_analyse(server, code, stop, took, None))
     playing = asyncio.create_task(player.play_until(lambda v: v["phase"] == "game_over", 3600))
     try:
         await stop.wait()
@@ -73,11 +113,17 @@ async def _stream(server: RunningServer, k: int, stop: asyncio.Event, took: list
         await client.close()
 
 
-async def run(port: int, streams: int, seconds: float) -> dict[str, Any]:
+async def run(port: int, streams: int, seconds: float, hands: int | None) -> dict[str, Any]:
     server = RunningServer(port)
     stop = asyncio.Event()
     took: list[float] = []
-    tasks = [asyncio.create_task(_stream(server, k, stop, took)) for k in range(streams)]
+    ready = asyncio.Barrier(streams + 1)
+    tasks = [
+        asyncio.create_task(_stream(server, k, stop, took, hands, ready)) for k in range(streams)
+    ]
+    if hands is not None:
+        await ready.wait()
+        print("analysing", file=sys.stderr, flush=True)
     await asyncio.sleep(seconds)
     stop.set()
     failed = [r for r in await asyncio.gather(*tasks, return_exceptions=True) if r is not None]
@@ -97,8 +143,16 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--streams", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=90.0)
+    parser.add_argument(
+        "--hands",
+        type=int,
+        default=None,
+        help="play this many hands a stream first, then only analyse them for --seconds "
+        '(says "analysing" on stderr when it starts)',
+    )
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args.port, args.streams, args.seconds))), flush=True)
+    result = asyncio.run(run(args.port, args.streams, args.seconds, args.hands))
+    print(json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@ Three rules make it fair:
   while fewer than `queue_limit` of them are waiting; past that `submit` raises `Busy`
   at once and the room answers `rate_limited`. Moves are never refused: a room asks for
   at most one per seat at a time, so they are bounded by the tables themselves.
+- **Analyses only on a core nobody else wants.** A worker runs an analysis's decision
+  in a thread at `SCHED_IDLE` (`run_idle`), so that it never delays the server's event
+  loop, nor a bot's move, by a scheduler slice.
 - **Cancelled means gone.** A waiting job whose future was cancelled (its room moved
   on, or stopped) never reaches a worker.
 
@@ -94,6 +97,41 @@ def watch_parent(server: int) -> None:
     while os.getppid() == server:
         time.sleep(PARENT_CHECK_SECONDS)
     os._exit(0)
+
+
+_idle_thread: ThreadPoolExecutor | None = None
+_idle_lock = threading.Lock()
+
+
+def run_idle(function: Callable[..., Answer], *args: Any) -> Answer:
+    """Run `function(*args)` in this process's idle thread and wait for it: what a
+    worker does with a job at priority `ANALYSIS`.
+
+    Why a thread of its own: niceness is not enough to keep a search off the humans'
+    core. On a kernel that lets the running task finish its slice before a waking one
+    (EEVDF's run-to-parity), a server woken by a player's card waits up to a slice
+    (a few milliseconds) behind a worker at niceness 10; an analysis keeps a worker busy
+    for seconds, so that wait reached the players' p99 at 300 tables (2.65 -> 5.17 ms,
+    bench/results/2026-12-05-scrape-stall.md). A thread at `SCHED_IDLE` is preempted at
+    once by any other task that wakes, and gets a core only when nothing else wants it.
+    Linux sets the policy per thread, and a thread may lower its own policy but not
+    raise it again without privileges, so the worker's main thread (bots' moves, hints)
+    keeps its niceness and the analyses run in this lowered thread, the main thread
+    waiting for it without using the CPU."""
+    global _idle_thread
+    with _idle_lock:
+        if _idle_thread is None:
+            _idle_thread = ThreadPoolExecutor(
+                1, thread_name_prefix="analysis", initializer=lower_to_idle
+            )
+        executor = _idle_thread
+    return executor.submit(function, *args).result()
+
+
+def lower_to_idle() -> None:
+    """Put the calling thread at `SCHED_IDLE` (where the system has it)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 @dataclass(order=True)
@@ -247,6 +285,8 @@ class Pool:
             return
         function, _ = ticket.call
         args = self._budgeted(ticket)
+        if ticket.priority == Priority.ANALYSIS:
+            function, args = run_idle, (function, *args)
         started = time.monotonic()
         try:
             executor = self.executor

@@ -51,6 +51,8 @@ def assert_played(result: dict[str, Any], rooms: int, seats: int) -> None:
     assert result["stalled_rooms"] == 0
     assert result["setup_failures"] == 0, result["setup_failure_kinds"]
     assert result["frames_per_s"] > 0
+    # Seconds (as text: JSON's keys) of the window with actions over 20 ms.
+    assert all(key.isdigit() for key in result["over_20ms_by_second"])
 
 
 def test_load_plays_against_schmier(server: RunningServer) -> None:

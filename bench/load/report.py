@@ -106,6 +106,10 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         series = results[name].get("server_rss_series_mb")
         if series:
             out.append(f"server RSS every {RSS_SERIES_SECONDS:.0f} s ({name}), MB: {series}")
+        slow = results[name].get("over_20ms_by_second")
+        if slow:
+            seconds = ", ".join(f"{at}: {count}" for at, count in slow.items())
+            out.append(f"actions over 20 ms by second of the window ({name}): {seconds}")
         storm = results[name].get("storm")
         if storm:
             out.append(

@@ -194,6 +194,8 @@ class Run(Tables):
                 [round(took * 1000, 1), round(sent - w.t0, 2)]
                 for took, sent in sorted(t.slowest, reverse=True)
             ],
+            # Actions over 20 ms by the second of the window they were sent in.
+            "over_20ms_by_second": {str(s): n for s, n in sorted(t.slow_seconds.items())},
             # Retransmission timeouts of the whole machine's TCP in the window: loopback
             # loses no packets, so each one (at least 200 ms, Linux's minimum) is a
             # segment some socket had to send again; a latency that long is then not

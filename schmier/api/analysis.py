@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -19,6 +20,8 @@ from schmier.rooms.analyses import POLL_SECONDS, Analyses, Refused
 from schmier.store import StoreError
 
 router = APIRouter(route_class=_Route)
+
+JSON = "application/json"
 
 
 @router.get(
@@ -56,4 +59,6 @@ async def hand_analysis(
     headers: dict[str, Any] = {}
     if status == 202:
         headers["Retry-After"] = str(POLL_SECONDS)
-    return JSONResponse(body, status_code=status, headers=headers)
+    # orjson, not the standard library's encoder: a done analysis is every decision of
+    # the hand with its options, and it is encoded on the event loop the players share.
+    return Response(orjson.dumps(body), status_code=status, headers=headers, media_type=JSON)

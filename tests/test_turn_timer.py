@@ -158,10 +158,13 @@ async def test_time_runs_out_the_bot_plays_and_the_player_plays_on(
     await me.send(action)
     await me.wait_state(lambda v: v["legal"] != turn["view"]["legal"])
     mine = await seat_actions(timer_server, code, 0)
-    # (A third may follow at once: the seat's next turn, timed out on a busy machine.)
-    assert len(mine) >= 2 and mine[1]["type"] == action["type"], mine
+    # On a busy machine a turn of theirs may time out again before they see it (a CI
+    # run met the trump played for them, then their discard), and another may follow at
+    # once: what they sent is among what the seat did after the first timed-out turn.
+    later = mine[1:]
+    assert any(a["type"] == action["type"] for a in later), mine
     if action["type"] != "discard":
-        assert mine[1] == action
+        assert action in later, mine
     await me.close()
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+from types import SimpleNamespace
+from typing import Any
 
 from schmier import engine
 from schmier.cluster.follower import Follower
@@ -79,3 +81,50 @@ def test_a_renewal_round_spreads_its_batches_and_keeps_half_the_lease_in_hand() 
     # The worst case: renewed first in one round, last in the next.
     following = renewal_slots(batches, 100.0 + interval, interval)
     assert following[-1] - slots[0] <= lease / 2
+
+
+class SlowAnswers(RedisStore):
+    """The test's Redis, answering no renewal until every batch of the round has been
+    sent: how renewals fare when each reply waits many busy turns of the event loop."""
+
+    def __init__(self, *args: object, batches: int, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.batches = batches
+        self.sent: list[list[str]] = []
+        self.all_sent = asyncio.Event()
+
+    async def renew_leases(self, leases: list[tuple[str, str]], lease_ms: int) -> list[bool]:
+        self.sent.append([code for code, _ in leases])
+        if len(self.sent) == self.batches:
+            self.all_sent.set()
+        await self.all_sent.wait()
+        return await super().renew_leases(leases, lease_ms)
+
+
+async def test_a_renewal_batch_goes_out_in_its_slot_without_waiting_for_the_last_answer(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """A round's batches are sent at their slots, each without the previous batch's
+    answer: sent one after the other, a burst of play that made each reply wait tens of
+    milliseconds made the round miss its deadline, and the store was marked down (every
+    room paused) while Redis answered every call. Here no answer comes until every batch
+    is out; a round that waited for each answer would never finish."""
+    settings = Settings(lease_ms=300)
+    batches = 4
+    store = SlowAnswers(redis_url, prefix=redis_prefix, ttl_seconds=600, batches=batches)
+    node = Node(store, settings, Rooms(store, settings, Metrics(), pool=Pool(0)))
+    codes = [f"RENEW{i:03d}" for i in range(batches * RENEW_BATCH)]
+    leases = {}
+    for code in codes:
+        value = await store.acquire_lease(code, node.instance, 60_000)
+        assert value is not None
+        leases[code] = value
+    owners: list[Any] = [SimpleNamespace(code=code, lease=leases[code]) for code in codes]
+    rounds = [owners[i : i + RENEW_BATCH] for i in range(0, len(owners), RENEW_BATCH)]
+    loop = asyncio.get_running_loop()
+    try:
+        held = await asyncio.wait_for(node._renew_batches(rounds, loop.time(), 0.1), 30)
+        assert held == [True] * len(codes)
+        assert store.sent == [[o.code for o in batch] for batch in rounds]
+    finally:
+        await store.aclose()

@@ -137,6 +137,8 @@ class Player:
         self.view: dict[str, Any] | None = None
         self.seq = -1
         self.sent_at: float | None = None
+        self.sent_kind = ""
+        """`phase:type` of the action in flight (the tally counts slow actions by it)."""
         self.acted_on: list[dict[str, Any]] | None = None
         """`legal` of the view acted on, while the action is in a simultaneous phase."""
         self.timer: asyncio.TimerHandle | None = None
@@ -209,7 +211,7 @@ class Player:
         now = time.perf_counter()
         if self.sent_at is not None and self._answers(view):
             if tally.measuring and tally.window_start <= self.sent_at < tally.window_end:
-                tally.answered(self.sent_at, now)
+                tally.answered(self.sent_at, now, self.sent_kind)
             self.sent_at = None
             self.acted_on = None
         if seq >= self.seq:
@@ -293,6 +295,7 @@ class Player:
         self.sent_at = time.perf_counter()
         view = self.view
         self.acted_on = view["legal"] if view and view["phase"] == "discard" else None
+        self.sent_kind = f"{view['phase'] if view else '?'}:{action['type']}"
         with contextlib.suppress(websockets.ConnectionClosed):
             await ws.send(encode(action))
 

@@ -134,6 +134,11 @@ LOOP_LAG_HISTOGRAM = "schmier_loop_lag_seconds"
 """Schmier's histogram of how late its event loop woke a task sleeping 10 ms
 (schmier/looplag.py): a stall of the whole process, whatever caused it."""
 
+STORE_OUTAGES = "schmier_store_outages"
+"""Schmier's count of the times it found its store unreachable: every room pauses
+then, so one in the window is a stall of every table by itself (a false one was: a
+lease renewal round late in a burst of play)."""
+
 Histograms = dict[str, dict[float, float]]
 
 FROZEN = "schmier_gc_frozen_objects"
@@ -176,6 +181,9 @@ async def server_histograms(bases: list[str]) -> Histograms:
         if response.status_code != 200:
             return {}
         for line in response.text.splitlines():
+            if line.startswith(STORE_OUTAGES + " "):
+                outages = found.setdefault(STORE_OUTAGES, {})
+                outages[0.0] = outages.get(0.0, 0.0) + float(line.rsplit(" ", 1)[1])
             for slot, prefix in enumerate(FULL_COLLECTION_LINES):
                 if line.startswith(prefix):
                     # The full collections: their count (0) and seconds (1).
@@ -202,6 +210,9 @@ def server_side(before: Histograms, after: Histograms) -> dict[str, Any]:
         figures["server_full_collection_ms"] = round(
             1000 * (full1.get(1.0, 0) - full0.get(1.0, 0)), 1
         )
+    outages0, outages1 = before.get(STORE_OUTAGES), after.get(STORE_OUTAGES)
+    if outages0 is not None and outages1 is not None:
+        figures["server_store_outages"] = int(outages1.get(0.0, 0) - outages0.get(0.0, 0))
     return figures
 
 

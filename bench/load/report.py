@@ -51,6 +51,7 @@ ROWS: list[tuple[str, str]] = [
     ("server_lag_over_100ms", "server loop lags > 100 ms"),
     ("server_full_collections", "server: full collections in the window"),
     ("server_full_collection_ms", "server: their ms in all"),
+    ("server_store_outages", "server: store outages in the window"),
     ("server_full_collection_longest_ms", "server: longest full collection since start ms"),
     ("server_frozen_objects", "server: objects frozen (tracked, long-lived)"),
     ("server_over_5ms_pct", "server: messages > 5 ms %"),
@@ -110,6 +111,10 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         if slow:
             seconds = ", ".join(f"{at}: {count}" for at, count in slow.items())
             out.append(f"actions over 20 ms by second of the window ({name}): {seconds}")
+        kinds = results[name].get("over_20ms_by_kind")
+        if kinds:
+            text = ", ".join(f"{k}: {n} of {total}" for k, (n, total) in kinds.items())
+            out.append(f"actions over 20 ms by kind ({name}): {text}")
         storm = results[name].get("storm")
         if storm:
             out.append(

@@ -196,6 +196,11 @@ class Run(Tables):
             ],
             # Actions over 20 ms by the second of the window they were sent in.
             "over_20ms_by_second": {str(s): n for s, n in sorted(t.slow_seconds.items())},
+            # The same by what the actions were (`phase:type`), beside every action of
+            # that kind in the window: which moment of a hand a burst belongs to.
+            "over_20ms_by_kind": {
+                k: [n, t.kinds[k]] for k, n in sorted(t.slow_kinds.items(), key=lambda x: -x[1])
+            },
             # Retransmission timeouts of the whole machine's TCP in the window: loopback
             # loses no packets, so each one (at least 200 ms, Linux's minimum) is a
             # segment some socket had to send again; a latency that long is then not

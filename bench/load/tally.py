@@ -64,6 +64,11 @@ class Tally:
     slow_seconds: Counter[int] = field(default_factory=Counter)
     """Actions over `SLOW_MS`, by the second of the window they were sent in: whether a
     tail is one burst or spread over the window."""
+    slow_kinds: Counter[str] = field(default_factory=Counter)
+    """Actions over `SLOW_MS` by what they were (`phase:type` of the action sent): which
+    moment of a hand a burst belongs to."""
+    kinds: Counter[str] = field(default_factory=Counter)
+    """Every action of the window by the same key, to compare the slow ones with."""
     actions: int = 0
     frames: int = 0
     bytes: int = 0
@@ -78,13 +83,15 @@ class Tally:
     bot_games: int = 0
     bot_errors: Counter[str] = field(default_factory=Counter)
 
-    def answered(self, sent: float, now: float) -> None:
-        """An action sent in the window was answered at `now`."""
+    def answered(self, sent: float, now: float, kind: str = "") -> None:
+        """An action sent in the window (of `kind`, `phase:type`) was answered at `now`."""
         took = now - sent
         self.latencies.append(took)
         self.actions += 1
+        self.kinds[kind] += 1
         if took > SLOW_MS / 1000:
             self.slow_seconds[int(sent - self.window_start)] += 1
+            self.slow_kinds[kind] += 1
         if len(self.slowest) < SLOWEST:
             heapq.heappush(self.slowest, (took, sent))
         elif took > self.slowest[0][0]:

@@ -296,15 +296,26 @@ class Node:
     async def _renew_batches(
         self, batches: list[list[RoomActor]], started: float, interval: float
     ) -> list[bool]:
-        """One round of renewals, the batches spread over half an interval."""
+        """One round of renewals, the batches spread over half an interval.
+
+        Each batch goes out at its own slot, not after the previous batch's answer: one
+        batch waits a few turns of the event loop for its reply, and in a burst of play
+        at 1,000 tables a turn takes tens of milliseconds, so 32 batches one after the
+        other took longer than the round's deadline, and the store was marked down
+        (every room paused) while Redis answered every call in time."""
         loop = asyncio.get_running_loop()
-        held: list[bool] = []
-        for batch, at in zip(batches, renewal_slots(len(batches), started, interval), strict=True):
+
+        async def renew(batch: list[RoomActor], at: float) -> list[bool]:
             await asyncio.sleep(max(0.0, at - loop.time()))
-            held += await self.store.renew_leases(
+            return await self.store.renew_leases(
                 [(a.code, a.lease or "") for a in batch], self.lease_ms
             )
-        return held
+
+        slots = renewal_slots(len(batches), started, interval)
+        rounds = await asyncio.gather(
+            *(renew(batch, at) for batch, at in zip(batches, slots, strict=True))
+        )
+        return [ok for answers in rounds for ok in answers]
 
     async def _renewed(self, renewal: asyncio.Task[list[bool]], deadline: float) -> list[bool]:
         """The round's answer. Redis silent past `deadline` (half an interval before the

@@ -1,12 +1,13 @@
 """One actor per live room: the only code that changes a room.
 
 The actor is an asyncio task reading its mailbox. It handles one thing at a time (a connection,
-a frame, a join, a disconnection, a timer), so the rules need no locks and every seat sees the
-same order of events. For each thing it asks `table` for the next record, commits that change
-to the store (compare-and-set on the version) and only then adopts it and sends every view, so
-nobody ever sees a state that a crash could take back; `seq` is the store version. A commit
-either succeeds or raises, and the code that asked for it alone decides what is sent then. The
-commit that ends a game also fills the archive's outbox (`finished.py`).
+a frame, a join, a disconnection, a timer; players' moves waiting together as one, `moves.py`),
+so the rules need no locks and every seat sees the same order of events. For each thing it asks
+`table` for the next record, commits that change to the store (compare-and-set on the version)
+and only then adopts it and sends every view, so nobody ever sees a state that a crash could
+take back; `seq` is the store version. A commit either succeeds or raises, and the code that
+asked for it alone decides what is sent then. The commit that ends a game also fills the
+archive's outbox (`finished.py`).
 
 Timers (bots, the pause between hands, autoplay for a silent player or a turn out of time, the
 idle stop) come from the room's `Clock`: the loop waits for its mailbox until the next one is
@@ -34,7 +35,7 @@ from schmier.config import Settings
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.protocol import Chat, ClientFrame, CloseCode, Hello, Hint, Leave, Start
-from schmier.rooms import chat, fairness, finished, mailbox, outage, seats, table, thinking
+from schmier.rooms import chat, fairness, finished, mailbox, moves, outage, seats, table, thinking
 from schmier.rooms.clock import Clock
 from schmier.rooms.frames import LatestFrames
 from schmier.rooms.peers import (
@@ -44,7 +45,6 @@ from schmier.rooms.peers import (
     Refused,
     RoomGone,
     Sockets,
-    error_frame,
     seat_of,
 )
 from schmier.rooms.record import RoomRecord
@@ -141,11 +141,7 @@ class RoomActor(mailbox.Door):
                     continue
                 if isinstance(message, mailbox.Stop):
                     break
-                started = (
-                    message.queued if isinstance(message, mailbox.Frame) else time.perf_counter()
-                )
-                await self._guard(self._handle(message))
-                self._metrics.latency.observe(time.perf_counter() - started)
+                await self._step(message)
                 # Not kept while the room waits: a room whose last socket closed would
                 # hold that socket (and its connection's objects) until its idle stop.
                 del message
@@ -161,6 +157,20 @@ class RoomActor(mailbox.Door):
             instances = self._exit()
         if self._link is not None:
             await self._link.finished(self, lost=self.lost, instances=instances)
+
+    async def _step(self, message: mailbox.Message) -> None:
+        """Handle `message`, with the players' moves waiting behind it when it is one
+        (`moves.py`); each one's time from reaching the room is the action latency."""
+        taken = moves.waiting(message, self._mailbox)
+        now = time.perf_counter()
+        started = [m.queued if isinstance(m, mailbox.Frame) else now for m in taken]
+        if len(taken) > 1:
+            await self._guard(self.apply_moves(taken))
+        else:
+            await self._guard(self._handle(message))
+        now = time.perf_counter()
+        for since in started:
+            self._metrics.latency.observe(now - since)
 
     def _exit(self) -> set[str]:
         """Close the local sockets; the instances holding the room's other sockets.
@@ -380,22 +390,17 @@ class RoomActor(mailbox.Door):
 
     async def apply_frame(self, peer: Peer, frame: ClientFrame, op: str | None) -> None:
         """Apply one frame; a refusal goes back to the sender as an `error` frame."""
-        try:
-            await self._on_frame(peer, frame, op)
-        except Refused as exc:
-            self._metrics.refused.labels(exc.code).inc()
-            peer.send(error_frame(exc.code, exc.message))
-        except VersionConflict:
-            self._metrics.refused.labels("unavailable").inc()
-            await self._reload()
-            peer.send(error_frame("unavailable", "the room changed elsewhere; try again"))
-        except StoreUnavailable as exc:
-            outage.refuse(exc, peer, self._metrics.refused.labels("store_unavailable"))
-            raise
-        except StoreError:
-            self._metrics.refused.labels("unavailable").inc()
-            peer.send(error_frame("unavailable", "the room could not be saved; try again"))
-            raise
+        work = self._on_frame(peer, frame, op)
+        await moves.answering([peer], work, self._metrics.refused.labels, self._reload)
+
+    async def apply_moves(self, taken: list[mailbox.Message]) -> None:
+        """Players' moves that were waiting together (`moves.py`): one commit."""
+        batch = [m for m in taken if isinstance(m, mailbox.Frame)]
+        folded = moves.fold(self.record, batch, self._peers, self._shuffler)
+        moves.tell_refused(folded.refused, self._metrics.refused.labels)
+        if folded.change is not None:
+            work = self.apply(folded.change)
+            await moves.answering(folded.senders, work, self._metrics.refused.labels, self._reload)
 
     async def _on_frame(self, peer: Peer, frame: ClientFrame, op: str | None) -> None:
         if isinstance(frame, Hello):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -122,6 +122,8 @@ class Mailbox:
     def __init__(self) -> None:
         self._queue: asyncio.Queue[Message] = asyncio.Queue(maxsize=QUEUE_SIZE)
         self._waiting: set[asyncio.Task[None]] = set()
+        self._next: Message | None = None
+        """A message taken off the queue by `take_if` and not wanted: first in line."""
 
     async def put(self, message: Message) -> None:
         """Deliver `message`, waiting while the room is full (callers that may wait)."""
@@ -146,16 +148,31 @@ class Mailbox:
         return True
 
     async def get(self) -> Message:
+        if self._next is not None:
+            message, self._next = self._next, None
+            return message
         return await self._queue.get()
 
+    def take_if(self, wanted: Callable[[Message], bool]) -> Message | None:
+        """The next message if one is queued now and `wanted` (moves taken together,
+        `moves.py`); otherwise None, and the next message stays first in line."""
+        if self._next is not None or self._queue.empty():
+            return None
+        message = self._queue.get_nowait()
+        if wanted(message):
+            return message
+        self._next = message
+        return None
+
     def empty(self) -> bool:
-        return self._queue.empty()
+        return self._next is None and self._queue.empty()
 
     def refuse_all(self, gone: Exception) -> None:
         """The room stopped: answer every request still queued with `gone`, and close
         this instance's sockets whose frames it will never apply (they reconnect)."""
-        while not self._queue.empty():
-            message = self._queue.get_nowait()
+        while not self.empty():
+            message = self._next or self._queue.get_nowait()
+            self._next = None
             if isinstance(message, Connect | Join):
                 settle(message.done, gone)
             elif isinstance(message, Frame) and message.peer.instance is None:

@@ -106,6 +106,12 @@ def test_load_spreads_rooms_over_two_spawned_instances(redis_url: str) -> None:
     assert result["server_cpu_pct"] is not None and result["server_cpu_pct"] > 0
     # Both servers' histograms were read: every action answered is one of their messages.
     assert result["server_messages"] >= result["actions"]
+    # So were the Redis store's counters: no outage in the window.
+    assert result["server_store_outages"] == 0
+    # And every action of the window is counted by its kind, the slow ones beside them.
+    kinds = result["over_20ms_by_kind"]
+    assert "play:play" in kinds and all(slow <= total for slow, total in kinds.values())
+    assert sum(total for _, total in kinds.values()) == result["actions"]
 
 
 def test_load_with_bots_only_rooms_and_the_servers_loop_lag() -> None:

@@ -134,7 +134,7 @@ LOOP_LAG_HISTOGRAM = "schmier_loop_lag_seconds"
 """Schmier's histogram of how late its event loop woke a task sleeping 10 ms
 (schmier/looplag.py): a stall of the whole process, whatever caused it."""
 
-STORE_OUTAGES = "schmier_store_outages"
+STORE_OUTAGES = "schmier_store_outages_total"
 """Schmier's count of the times it found its store unreachable: every room pauses
 then, so one in the window is a stall of every table by itself (a false one was: a
 lease renewal round late in a burst of play)."""

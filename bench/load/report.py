@@ -112,9 +112,9 @@ def table(results: dict[str, dict[str, Any]]) -> str:
             seconds = ", ".join(f"{at}: {count}" for at, count in slow.items())
             out.append(f"actions over 20 ms by second of the window ({name}): {seconds}")
         kinds = results[name].get("over_20ms_by_kind")
-        if kinds:
-            text = ", ".join(f"{k}: {n} of {total}" for k, (n, total) in kinds.items())
-            out.append(f"actions over 20 ms by kind ({name}): {text}")
+        slow_kinds = [f"{k}: {n} of {total}" for k, (n, total) in (kinds or {}).items() if n]
+        if slow_kinds:
+            out.append(f"actions over 20 ms by kind ({name}): {', '.join(slow_kinds)}")
         storm = results[name].get("storm")
         if storm:
             out.append(

@@ -199,7 +199,8 @@ class Run(Tables):
             # The same by what the actions were (`phase:type`), beside every action of
             # that kind in the window: which moment of a hand a burst belongs to.
             "over_20ms_by_kind": {
-                k: [n, t.kinds[k]] for k, n in sorted(t.slow_kinds.items(), key=lambda x: -x[1])
+                k: [t.slow_kinds[k], n]
+                for k, n in sorted(t.kinds.items(), key=lambda x: (-t.slow_kinds[x[0]], -x[1]))
             },
             # Retransmission timeouts of the whole machine's TCP in the window: loopback
             # loses no packets, so each one (at least 200 ms, Linux's minimum) is a

@@ -101,6 +101,10 @@ def hint_frame(version: int, action: Answer) -> bytes:
     return orjson.dumps(frame)
 
 
+def _dropped(job: Job) -> None:
+    """Where a decision of a stopped room goes: nowhere."""
+
+
 class Thinking:
     """The decisions one room is waiting for."""
 
@@ -269,7 +273,10 @@ class Thinking:
         return None
 
     def stop(self) -> None:
-        """The room stopped: drop the decisions it no longer waits for."""
+        """The room stopped: drop the decisions it no longer waits for, and the room's
+        door (`post`, a method of the actor, which holds this: a reference cycle that
+        kept a stopped room's actor, record and game until a full collection)."""
         for job in self._jobs:
             job.future.cancel()
         self._jobs.clear()
+        self._post = _dropped

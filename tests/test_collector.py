@@ -266,3 +266,35 @@ async def test_a_heap_growing_with_its_tables_calls_no_full_collection(
         del tables, garbage
     finally:
         await collector.aclose()
+
+
+async def test_a_mass_disconnect_calls_no_full_collection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Most of the population goes at once (6,000 sockets of 1,000 tables whose rooms
+    stay): the heap shrinks by far less than the population, so the heap per member
+    grows, but the heap as a whole does not, and there is nothing to collect; a full
+    collection then stopped the tables still playing for half a second. The heap
+    growing as a whole afterwards, with the population still, does call one."""
+    monkeypatch.setattr(collector_module, "GROWTH_CHECK_SECONDS", 0.05)
+    members = [7000]
+    sockets = [[i] for i in range(sys.getallocatedblocks() // 4)]
+    histogram = pauses()
+    collector = Collector(
+        step=0.01, full=0, pauses=histogram, growth=0.25, population=lambda: members[0]
+    )
+    collector.start()
+    try:
+        await asyncio.sleep(0.2)
+        before = collector.size()
+        members[0] = 1000
+        del sockets  # what the sockets held is freed; the rooms' heap stays
+        await asyncio.sleep(0.3)
+        assert collector.size() > 3 * before  # per member: far over the growth
+        assert observed(histogram, "2") == 0
+        garbage = [[i] for i in range(sys.getallocatedblocks() // 2)]
+        await asyncio.sleep(0.3)
+        assert observed(histogram, "2") == 1
+        del garbage
+    finally:
+        await collector.aclose()

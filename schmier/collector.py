@@ -43,18 +43,18 @@ doubled: tables that have just opened keep growing the heap as their games fill;
 bench/results/2026-12-02-load-second-series.md and -third-series.md). `full` seconds,
 if set, adds a clock as well.
 
-The heap must have grown both as a whole and per member of the server's population
-(its live rooms and open sockets, plus one). Per member: tables opening grow the heap
-with live data in proportion to themselves, so a hundred tables opening (or a thousand
-resuming at once after a restart) call no full collection that frees nothing and stops
-every table. As a whole: sockets closing shrink the population much more than the heap
-(a playing room holds several times what a socket does), so after a mass disconnect
-(every player of an instance whose network went) the heap per member had tripled with
-nothing to collect, and a full collection of half a second stopped the tables that were
-still playing (the 10-minute soak of docs/performance.md, as its 6,000 sockets closed). Garbage that
-grows while the population stays grows both. Rooms and sockets that go leave no
-reference cycle behind (`tests/test_rooms.py`, `test_a_stopped_room_leaves_no_reference_cycle`),
-so what they held is freed at once. Each full collection is timed and exported like the
+The heap is measured per member of the server's population (its live rooms and open
+sockets, plus one), not as a whole: tables opening grow the heap with live data in
+proportion to themselves, so a hundred tables opening (or a thousand resuming at once
+after a restart) no longer call a full collection that frees nothing and stops every
+table, while garbage that grows while they stay still does. When the population falls
+by a tenth or more within `DROP_CHECKS` checks (sockets closing en masse: every player
+of an instance whose network went), the heap per member it leaves is the measure from
+then on: a playing room holds several times what a socket does, so the heap per member
+had tripled as the 6,000 sockets of the 10-minute soak of docs/performance.md closed,
+and a full collection of half a second stopped the tables still playing. What members
+that go held is freed as they go: rooms and bots leave no reference cycle behind
+(`tests/test_rooms.py`). Each full collection is timed and exported like the
 others (`schmier_gc_pause_seconds`), and logged as `gc.full` with why it ran, what it
 freed, the heap's size before and after and the growth the next one waits for. With
 neither a growth nor a clock nothing is ever frozen (frozen cycles would never be
@@ -71,6 +71,7 @@ import gc
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 
 from prometheus_client import Histogram
@@ -95,6 +96,12 @@ is collected); after one that paid, for `growth` again. Doubling the wait instea
 50, 100%) left the threshold of a server that had just opened 300 tables barely above
 the heap its games then grew to, and one run in three crossed it in play
 (bench/results/2026-12-02-load-third-series.md)."""
+
+DROP_CHECKS = 10
+"""A population that fell by `DROP_SHARE` below its largest of the last this many checks
+makes the heap per member it leaves the growth rule's measure."""
+
+DROP_SHARE = 0.1
 
 GROWTH_CHECK_SECONDS = 1.0
 """How often the heap's size is compared with its smallest since the last full collection."""
@@ -129,8 +136,8 @@ class Collector:
         self._pauses = pauses
         self._task: asyncio.Task[None] | None = None
         self._smallest = 0.0
-        self._smallest_heap = 0
-        """The heap's smallest size as a whole (blocks) since the last full collection."""
+        self._recent: deque[int] = deque(maxlen=DROP_CHECKS)
+        """The population at the last `DROP_CHECKS` checks of the heap."""
         """The heap's smallest size (`size`) since the last full collection."""
         self.longest_full = 0.0
         """Seconds of the longest full collection so far."""
@@ -187,11 +194,10 @@ class Collector:
         self._pauses.labels(str(generation)).observe(time.perf_counter() - started)
         return freed
 
-    def size(self, blocks: int | None = None) -> float:
-        """The heap's size per member as the growth rule measures it: allocated blocks
-        (`blocks`, or now), per member of the population (plus one) when there is one."""
-        if blocks is None:
-            blocks = sys.getallocatedblocks()
+    def size(self) -> float:
+        """The heap's size as the growth rule measures it: allocated blocks, per member
+        of the population (plus one) when there is one."""
+        blocks = sys.getallocatedblocks()
         if self._population is None:
             return float(blocks)
         return blocks / (1 + self._population())
@@ -204,8 +210,7 @@ class Collector:
         gc.freeze()
         self.longest_full = max(self.longest_full, time.perf_counter() - started)
         after = sys.getallocatedblocks()
-        self._smallest = self.size(after)
-        self._smallest_heap = after
+        self._smallest = self.size()
         # Why back off: at 1,000 tables a full collection stops the server for most of a
         # second and, while tables open and their games fill the heap with live data,
         # one every quarter of growth frees almost nothing; the next one lands in play
@@ -225,23 +230,24 @@ class Collector:
 
     def _grown(self) -> bool:
         """Whether the heap has grown by `growth_now` over its smallest since the last
-        full collection, both per member and as a whole (each measure's smallest is
-        lowered when it shrank)."""
-        blocks = sys.getallocatedblocks()
-        size = self.size(blocks)
-        if size < self._smallest or self._smallest == 0:
+        full collection (which is then its new smallest, if it shrank); after the
+        population fell by `DROP_SHARE`, the size it leaves is the smallest."""
+        size = self.size()
+        dropped = False
+        if self._population is not None:
+            population = self._population()
+            self._recent.append(population)
+            dropped = population < (1 - DROP_SHARE) * max(self._recent)
+        if size < self._smallest or self._smallest == 0 or dropped:
             self._smallest = size
-        if blocks < self._smallest_heap or self._smallest_heap == 0:
-            self._smallest_heap = blocks
-        limit = 1 + self.growth_now
-        return size > self._smallest * limit and blocks > self._smallest_heap * limit
+            return False
+        return size > self._smallest * (1 + self.growth_now)
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         steps = 0
         freezing = self.freezing
-        self._smallest_heap = sys.getallocatedblocks()
-        self._smallest = self.size(self._smallest_heap)
+        self._smallest = self.size()
         next_settle = loop.time() + SETTLE_SECONDS
         next_full = loop.time() + self._full if self._full > 0 else float("inf")
         next_check = loop.time() + GROWTH_CHECK_SECONDS if self._growth > 0 else float("inf")

@@ -273,9 +273,9 @@ async def test_a_mass_disconnect_calls_no_full_collection(
 ) -> None:
     """Most of the population goes at once (6,000 sockets of 1,000 tables whose rooms
     stay): the heap shrinks by far less than the population, so the heap per member
-    grows, but the heap as a whole does not, and there is nothing to collect; a full
-    collection then stopped the tables still playing for half a second. The heap
-    growing as a whole afterwards, with the population still, does call one."""
+    grows with nothing to collect; a full collection then stopped the tables still
+    playing for half a second. The heap growing afterwards, with the population still,
+    does call one."""
     monkeypatch.setattr(collector_module, "GROWTH_CHECK_SECONDS", 0.05)
     members = [7000]
     sockets = [[i] for i in range(sys.getallocatedblocks() // 4)]
@@ -291,6 +291,10 @@ async def test_a_mass_disconnect_calls_no_full_collection(
         del sockets  # what the sockets held is freed; the rooms' heap stays
         await asyncio.sleep(0.3)
         assert collector.size() > 3 * before  # per member: far over the growth
+        assert observed(histogram, "2") == 0
+        # Once the drop has left the checks' memory, the heap per member it left is
+        # the measure: growth over it calls the full collection.
+        await asyncio.sleep(collector_module.DROP_CHECKS * 0.05 + 0.1)
         assert observed(histogram, "2") == 0
         garbage = [[i] for i in range(sys.getallocatedblocks() // 2)]
         await asyncio.sleep(0.3)

@@ -298,3 +298,34 @@ async def test_a_stopped_room_leaves_no_reference_cycle(server_factory: ServerFa
         if was_enabled:
             gc.enable()
     assert "RoomActor" not in kept and "RoomRecord" not in kept, sorted(set(kept))
+
+
+async def test_a_bots_move_leaves_no_reference_cycle(server_factory: ServerFactory) -> None:
+    """Each bot decision's job held its future and the future a callback holding the
+    job: a cycle per bot move, with the game state it was asked in, that only a full
+    collection freed. Bots play a while with the collectors off; nothing of it is
+    cyclic garbage."""
+    server = server_factory(gc_step_ms=0)
+    _, clients, watchers, _ = await seat_table(
+        server, "schmier6", [0], rules={"target": 21}, spectators=1
+    )
+    await clients[0].send({"type": "leave"})  # a bot takes the seat: all six are bots
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        states = 0
+        while states < 40:  # some forty bot moves
+            await watchers[0].next_state()
+            states += 1
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        kept = [type(o).__name__ for o in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was_enabled:
+            gc.enable()
+    assert "Job" not in kept and "State" not in kept, sorted(set(kept))
+    for client in [*clients.values(), *watchers]:
+        await client.close()

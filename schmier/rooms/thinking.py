@@ -215,7 +215,11 @@ class Thinking:
             future.set_exception(exc)
         job = Job(seat, state, askers, future)
         self._jobs.add(job)
-        future.add_done_callback(lambda _f: self._back(job))
+        # Let go of the job once it is back: the future holds its callback and the job
+        # the future, a reference cycle that kept every bot move's job and game state
+        # until a full collection.
+        pending = [job]
+        future.add_done_callback(lambda _f: self._back(pending.pop()))
 
     def _back(self, job: Job) -> None:
         """A decision is done (called in a worker's thread): to the room's own task."""

@@ -237,6 +237,16 @@ async def test_a_full_collection_that_frees_nothing_backs_the_next_one_off(
         await collector.aclose()
 
 
+def started_with_population(members: list[int]) -> tuple[Collector, Histogram]:
+    """A started collector whose growth rule (a quarter) counts `members[0]` members."""
+    histogram = pauses()
+    collector = Collector(
+        step=0.01, full=0, pauses=histogram, growth=0.25, population=lambda: members[0]
+    )
+    collector.start()
+    return collector, histogram
+
+
 async def test_a_heap_growing_with_its_tables_calls_no_full_collection(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -246,11 +256,7 @@ async def test_a_heap_growing_with_its_tables_calls_no_full_collection(
     frees nothing); the heap growing while the population stays still does."""
     monkeypatch.setattr(collector_module, "GROWTH_CHECK_SECONDS", 0.05)
     members = [1000]
-    histogram = pauses()
-    collector = Collector(
-        step=0.01, full=0, pauses=histogram, growth=0.25, population=lambda: members[0]
-    )
-    collector.start()
+    collector, histogram = started_with_population(members)
     try:
         await asyncio.sleep(0.2)
         before = sys.getallocatedblocks()
@@ -279,11 +285,7 @@ async def test_a_mass_disconnect_calls_no_full_collection(
     monkeypatch.setattr(collector_module, "GROWTH_CHECK_SECONDS", 0.05)
     members = [7000]
     sockets = [[i] for i in range(sys.getallocatedblocks() // 4)]
-    histogram = pauses()
-    collector = Collector(
-        step=0.01, full=0, pauses=histogram, growth=0.25, population=lambda: members[0]
-    )
-    collector.start()
+    collector, histogram = started_with_population(members)
     try:
         await asyncio.sleep(0.2)
         before = collector.size()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -262,6 +262,25 @@ async def test_a_room_whose_last_socket_closed_keeps_nothing_of_it(
     assert waiting is not None and "message" not in waiting.f_locals
 
 
+async def cyclic_garbage_of(work: Coroutine[Any, Any, None]) -> list[str]:
+    """The type names of the cyclic garbage `work` leaves: CPython's collector is off
+    while it runs (the server's own is off in these tests, `gc_step_ms` 0), then a full
+    collection keeps what it finds (DEBUG_SAVEALL) to be named."""
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        await work
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        return [type(o).__name__ for o in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was_enabled:
+            gc.enable()
+
+
 async def test_a_stopped_room_leaves_no_reference_cycle(server_factory: ServerFactory) -> None:
     """A room that stops (here at its idle stop, with a bot seated) is freed by
     reference counting, its actor, record and game at once: the bots' door back to the
@@ -277,10 +296,8 @@ async def test_a_stopped_room_leaves_no_reference_cycle(server_factory: ServerFa
         code, clients, _, _ = await seat_table(server, "wisconsin4", [0], rules={"target": 5})
         await clients[0].wait_state(lambda v: v["phase"] != "lobby")
         codes.append((code, clients[0]))
-    was_enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
+
+    async def stop_them() -> None:
         for _, client in codes:
             await client.close()
 
@@ -289,14 +306,8 @@ async def test_a_stopped_room_leaves_no_reference_cycle(server_factory: ServerFa
 
         await eventually(unloaded)
         await asyncio.sleep(0.2)  # the actors' tasks have finished
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        kept = [type(o).__name__ for o in gc.garbage]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        if was_enabled:
-            gc.enable()
+
+    kept = await cyclic_garbage_of(stop_them())
     assert "RoomActor" not in kept and "RoomRecord" not in kept, sorted(set(kept))
 
 
@@ -310,22 +321,12 @@ async def test_a_bots_move_leaves_no_reference_cycle(server_factory: ServerFacto
         server, "schmier6", [0], rules={"target": 21}, spectators=1
     )
     await clients[0].send({"type": "leave"})  # a bot takes the seat: all six are bots
-    was_enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
-        states = 0
-        while states < 40:  # some forty bot moves
+
+    async def forty_moves() -> None:
+        for _ in range(40):
             await watchers[0].next_state()
-            states += 1
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        kept = [type(o).__name__ for o in gc.garbage]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        if was_enabled:
-            gc.enable()
+
+    kept = await cyclic_garbage_of(forty_moves())
     assert "Job" not in kept and "State" not in kept, sorted(set(kept))
     for client in [*clients.values(), *watchers]:
         await client.close()

@@ -287,6 +287,10 @@ async def test_wait_for_a_replica_and_without_one(tmp_path: Path, redis_prefix: 
         # `connected_slaves` counts it earlier, during the initial sync, and a wire that
         # connected then would start degraded.
         await asyncio.to_thread(wait_for, lambda: role_replicas(primary.port) == 1, "listed")
+        for _ in range(50):  # listed, and its first acknowledgement within a second
+            if await store.ping():
+                break
+            await asyncio.sleep(0.1)
         assert await store.create("room", b"v0")
         for version in range(1, 21):
             await store.commit("room", version, b"v", [b"e"])
@@ -327,6 +331,10 @@ async def test_strict_waiting_refuses_what_no_replica_has(
     )
     try:
         await asyncio.to_thread(wait_for, lambda: role_replicas(primary.port) == 1, "listed")
+        for _ in range(50):  # listed, and its first acknowledgement within a second
+            if await store.ping():
+                break
+            await asyncio.sleep(0.1)
         assert await store.create("room", b"v0")
         await store.commit("room", 1, b"v", [b"e"])
         assert await store.ping()

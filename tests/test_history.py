@@ -5,7 +5,6 @@ and a commit made without the lease (two owners of one room)."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import dataclasses
 import random
@@ -23,7 +22,14 @@ from tests.support.history import (
     check,
     check_store,
 )
-from tests.support.servers import Client, Player, RunningServer, play_all, seat_table
+from tests.support.servers import (
+    Client,
+    Player,
+    RunningServer,
+    eventually,
+    play_all,
+    seat_table,
+)
 
 
 async def game_history(server: RunningServer) -> tuple[list[Socket], dict[str, Final]]:
@@ -38,9 +44,16 @@ async def game_history(server: RunningServer) -> tuple[list[Socket], dict[str, F
     await watchers[0].wait_state(lambda v: v["phase"] == "game_over")
     for client in [*clients.values(), *watchers]:
         await client.close()
-    # The players have left (each a change of the room): a fresh hello now, then the
-    # store's record while that spectator still watches (watching changes nothing).
-    await asyncio.sleep(0.5)
+
+    # The players have left (each a change of the room): once the room shows both
+    # gone, a fresh hello, then the store's record while that spectator still watches
+    # (watching changes nothing). A fixed pause here let a loaded machine commit a
+    # departure after the fresh hello, and the final record was then newer than it.
+    async def both_gone() -> bool:
+        seats = (await server.room(code))["seats"]
+        return not seats[0]["connected"] and not seats[2]["connected"]
+
+    await eventually(both_gone)
     fresh = await Client.seated(server, code, None)
     store = server.app.state.rooms.store
     stored = await store.load(code)

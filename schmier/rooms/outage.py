@@ -228,27 +228,22 @@ async def while_up(store: RoomStore, call: Coroutine[Any, Any, None]) -> None:
     """Await a commit, unless the store's health marks it down first (Redis silent
     past the leases' time, behind a network partition, say): then it raises
     `StoreUnavailable` at once, so the room pauses and tells its sockets instead of
-    waiting out the wire's timeout with the room's mailbox blocked. The commit is left
-    to finish on its own (on the same connection as the probe that brings the store
-    back, so it has landed or failed by then): it stays unsettled until then."""
+    waiting out the wire's timeout with the room's mailbox blocked. The health cancels
+    the wait; a command already written stays on its connection and lands or fails
+    there before the probe that brings the store back is answered, one not written yet
+    never is: either way the commit stays unsettled until the store is read again."""
     health: StoreHealth | None = getattr(store, "health", None)
     if health is None or not health.up:
         await call
         return
-    task = asyncio.ensure_future(call)
-    went = asyncio.ensure_future(health.went_down())
-    try:
-        await asyncio.wait({task, went}, return_when=asyncio.FIRST_COMPLETED)
-    except BaseException:
-        task.cancel()  # the room itself is stopping
-        raise
-    finally:
-        went.cancel()
-    if task.done():
-        task.result()
-        return
-    task.add_done_callback(lambda t: t.cancelled() or t.exception())
-    raise StoreUnavailable("the store went down during the commit")
+    with health.interrupting() as wait:
+        try:
+            await call
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if wait.interrupted and task is not None and task.uncancel() == 0:
+                raise StoreUnavailable("the store went down during the commit") from None
+            raise
 
 
 def refuse(error: StoreUnavailable, peer: Peer, refused: Any) -> None:

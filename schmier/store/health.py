@@ -16,8 +16,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, Protocol
 
 from schmier.logs import event, failure
 
@@ -37,6 +37,16 @@ def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}"[:200]
 
 
+class Wait:
+    """A task waiting on the store that its going down must interrupt."""
+
+    __slots__ = ("interrupted", "task")
+
+    def __init__(self, task: asyncio.Task[Any] | None) -> None:
+        self.task = task
+        self.interrupted = False
+
+
 class StoreHealth:
     """The up/down state of one store, shared by everything in this process using it."""
 
@@ -49,8 +59,7 @@ class StoreHealth:
         """How many times the store went down (the `schmier_store_outages_total` metric)."""
         self._listeners: list[Listener] = []
         self._probe: asyncio.Task[None] | None = None
-        self._down = asyncio.Event()
-        """Set while the store is down (replaced by a fresh one when it is back)."""
+        self._waits: set[Wait] = set()
 
     def listen(self, listener: Listener) -> None:
         """Call `listener.store_changed(up)` at every change from now on."""
@@ -60,9 +69,20 @@ class StoreHealth:
         with contextlib.suppress(ValueError):
             self._listeners.remove(listener)
 
-    async def went_down(self) -> None:
-        """Return once the store is marked down (at once if it is)."""
-        await self._down.wait()
+    @contextlib.contextmanager
+    def interrupting(self) -> Iterator[Wait]:
+        """Within it, the calling task is cancelled when the store is marked down by
+        anybody else (`Wait.interrupted` then says so; see `while_up` in
+        `schmier/rooms/outage.py`). A cancellation, not a second task racing the
+        call: a task of its own for every commit cost two more turns of the event loop
+        before each answer, which at a thousand tables moving in step was most of the
+        answers' wait."""
+        wait = Wait(asyncio.current_task())
+        self._waits.add(wait)
+        try:
+            yield wait
+        finally:
+            self._waits.discard(wait)
 
     def failed(self, what: str, error: BaseException) -> None:
         """A call found the store unreachable; the first such call marks it down."""
@@ -71,7 +91,7 @@ class StoreHealth:
         self.up = False
         self.down_since = time.monotonic()
         self.outages += 1
-        self._down.set()
+        self._interrupt()
         event("store.unavailable", logging.WARNING, operation=what, error=describe(error))
         self._tell(False)
         try:
@@ -93,9 +113,22 @@ class StoreHealth:
         down = time.monotonic() - (self.down_since or time.monotonic())
         self.up = True
         self.down_since = None
-        self._down = asyncio.Event()
         event("store.available", logging.WARNING, down_seconds=round(down, 3))
         self._tell(True)
+
+    def _interrupt(self) -> None:
+        """Cancel every task waiting `interrupting`, but the one that found the store
+        down: its own call is failing already, and a cancellation it would meet at its
+        next await instead of in the call is not the store's."""
+        try:
+            current: asyncio.Task[Any] | None = asyncio.current_task()
+        except RuntimeError:
+            current = None  # no loop: a synchronous caller
+        for wait in self._waits:
+            if wait.task is not None and wait.task is not current and not wait.task.done():
+                wait.interrupted = True
+                wait.task.cancel()
+        self._waits.clear()
 
     def _tell(self, up: bool) -> None:
         for listener in list(self._listeners):

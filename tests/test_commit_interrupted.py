@@ -1,0 +1,107 @@
+"""A commit under way when the store is marked down (`while_up` in
+`schmier/rooms/outage.py`): the room's own task is interrupted at once, with nothing
+left over, and the command already written lands when Redis answers again.
+
+The Redis is one of the test's own, stopped with SIGSTOP: it keeps the connection and
+answers nothing, as behind a network partition, until SIGCONT.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+import pytest
+
+from schmier.rooms.outage import while_up
+from schmier.store import RedisStore, StoreUnavailable
+from tests.support.redis_procs import RedisProcess
+
+
+async def test_a_commit_is_interrupted_in_the_rooms_own_task(tmp_path: Path) -> None:
+    """Marked down by somebody else (a lease renewal that got no answer), the commit's
+    wait ends with `StoreUnavailable` while Redis is still silent, not after the wire's
+    own 10 s: the commit ran in the caller's task (no task of its own, which cost the
+    answers of every commit two more turns of the event loop), the caller's task has
+    no cancellation left over, and the command it wrote lands once Redis answers."""
+    redis = RedisProcess(tmp_path / "redis").start()
+    store = RedisStore(redis.url, ttl_seconds=60)
+    assert redis.process is not None
+    try:
+        assert await store.create("ROOM", b"v0")
+        # A first commit loads the script into this Redis (a detached EVALSHA meeting
+        # NOSCRIPT would not be sent again as EVAL: it would simply not land).
+        await store.commit("ROOM", 1, b"v1")
+        room = asyncio.current_task()
+        ran_in: list[asyncio.Task[object] | None] = []
+
+        async def commit() -> None:
+            ran_in.append(asyncio.current_task())
+            await store.commit("ROOM", 2, b"v2")
+
+        async def renewal_finds_redis_silent() -> None:
+            await asyncio.sleep(0.3)
+            store.health.failed("renew_leases", StoreUnavailable("no answer in time"))
+
+        redis.process.send_signal(signal.SIGSTOP)
+        marker = asyncio.create_task(renewal_finds_redis_silent())
+        with pytest.raises(StoreUnavailable, match="went down during the commit"):
+            await while_up(store, commit())
+        await marker
+        assert ran_in == [room]
+        await asyncio.sleep(0.01)  # a cancellation left for the room would land here
+        redis.process.send_signal(signal.SIGCONT)
+        async with asyncio.timeout(30):
+            while (stored := await store.load("ROOM")) is None or stored.version != 2:
+                await asyncio.sleep(0.05)
+        assert stored.snapshot == b"v2"
+    finally:
+        redis.process.send_signal(signal.SIGCONT)
+        await store.aclose()
+        redis.kill()
+
+
+async def test_a_commit_that_finds_the_store_down_itself_raises_its_own_error(
+    tmp_path: Path,
+) -> None:
+    """The commit that marks the store down is not also cancelled: it raises its own
+    failure, and its task goes on awaiting normally afterwards."""
+    redis = RedisProcess(tmp_path / "redis").start()
+    store = RedisStore(redis.url, ttl_seconds=60)
+    try:
+        assert await store.create("ROOM", b"v0")
+        redis.kill()
+        with pytest.raises(StoreUnavailable) as raised:
+            await while_up(store, store.commit("ROOM", 1, b"v1"))
+        assert "went down during the commit" not in str(raised.value)
+        assert not store.health.up
+        await asyncio.sleep(0.01)
+    finally:
+        await store.aclose()
+        redis.kill()
+
+
+async def test_a_room_stopping_during_a_commit_is_not_told_the_store_went(
+    tmp_path: Path,
+) -> None:
+    """The room's task cancelled for its own reasons (the room stopping) while its
+    commit waits, even as the store goes down: the cancellation goes on up, it is not
+    turned into `StoreUnavailable`."""
+    redis = RedisProcess(tmp_path / "redis").start()
+    store = RedisStore(redis.url, ttl_seconds=60)
+    assert redis.process is not None
+    try:
+        assert await store.create("ROOM", b"v0")
+        redis.process.send_signal(signal.SIGSTOP)
+        room = asyncio.create_task(while_up(store, store.commit("ROOM", 1, b"v1")))
+        await asyncio.sleep(0.3)
+        room.cancel()
+        store.health.failed("renew_leases", StoreUnavailable("no answer in time"))
+        with pytest.raises(asyncio.CancelledError):
+            await room
+        assert room.cancelled()
+    finally:
+        redis.process.send_signal(signal.SIGCONT)
+        await store.aclose()
+        redis.kill()

@@ -405,10 +405,7 @@ class RoomActor(mailbox.Door):
     async def _on_frame(self, peer: Peer, frame: ClientFrame, op: str | None) -> None:
         if isinstance(frame, Hello):
             raise Refused("bad_message", "hello was already received")
-        seat = peer.seat
-        if seat is None:
-            raise Refused("forbidden", "spectators cannot act or chat; join a seat first")
-        self._peers.spend(seat)  # the seat's frame budget, however many sockets it has
+        seat = moves.acting_seat(peer, self._peers)
         if isinstance(frame, Chat):
             name = self.record.seats[seat].name or ""
             self._peers.send_all(await self._talk.say(seat, name, frame.text, self._loop.time()))

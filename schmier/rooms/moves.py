@@ -66,6 +66,16 @@ class Folded:
     refused: list[tuple[Peer, Refused]] = field(default_factory=list)
 
 
+def acting_seat(peer: Peer, sockets: Sockets) -> int:
+    """The seat `peer` acts for, its frame budget spent (however many sockets the seat
+    has); a spectator's frame is refused. Every frame that is not a hello goes through
+    here, alone or among moves waiting together."""
+    if peer.seat is None:
+        raise Refused("forbidden", "spectators cannot act or chat; join a seat first")
+    sockets.spend(peer.seat)
+    return peer.seat
+
+
 def fold(
     record: RoomRecord, moves: list[mailbox.Frame], sockets: Sockets, shuffler: Shuffler
 ) -> Folded:
@@ -81,10 +91,8 @@ def fold(
         if peer not in sockets or (op is not None and op in record.ops):
             continue
         try:
-            if peer.seat is None:
-                raise Refused("forbidden", "spectators cannot act or chat; join a seat first")
-            sockets.spend(peer.seat)
-            change = table.for_frame(record, peer.seat, move.frame, shuffler)
+            seat = acting_seat(peer, sockets)
+            change = table.for_frame(record, seat, move.frame, shuffler)
         except Refused as exc:
             out.refused.append((peer, exc))
             continue

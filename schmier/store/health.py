@@ -40,11 +40,19 @@ def describe(error: BaseException) -> str:
 class Wait:
     """A task waiting on the store that its going down must interrupt."""
 
-    __slots__ = ("interrupted", "task")
+    __slots__ = ("active", "interrupted", "task")
 
     def __init__(self, task: asyncio.Task[Any] | None) -> None:
         self.task = task
+        self.active = True
+        """Still waiting: a cancellation arriving later would hit something else."""
         self.interrupted = False
+
+    def interrupt(self) -> None:
+        """Cancel the task's wait, if it still waits (on the task's own loop)."""
+        if self.active and self.task is not None and not self.task.done():
+            self.interrupted = True
+            self.task.cancel()
 
 
 class StoreHealth:
@@ -82,6 +90,7 @@ class StoreHealth:
         try:
             yield wait
         finally:
+            wait.active = False
             self._waits.discard(wait)
 
     def failed(self, what: str, error: BaseException) -> None:
@@ -119,15 +128,22 @@ class StoreHealth:
     def _interrupt(self) -> None:
         """Cancel every task waiting `interrupting`, but the one that found the store
         down: its own call is failing already, and a cancellation it would meet at its
-        next await instead of in the call is not the store's."""
+        next await instead of in the call is not the store's. A task of another
+        thread's loop is cancelled through that loop."""
         try:
-            current: asyncio.Task[Any] | None = asyncio.current_task()
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
-            current = None  # no loop: a synchronous caller
+            loop = None  # a synchronous caller
+        current = asyncio.current_task(loop) if loop is not None else None
         for wait in self._waits:
-            if wait.task is not None and wait.task is not current and not wait.task.done():
-                wait.interrupted = True
-                wait.task.cancel()
+            task = wait.task
+            if task is None or task is current:
+                continue
+            if task.get_loop() is loop:
+                wait.interrupt()
+            else:
+                with contextlib.suppress(RuntimeError):  # that loop is closed already
+                    task.get_loop().call_soon_threadsafe(wait.interrupt)
         self._waits.clear()
 
     def _tell(self, up: bool) -> None:

@@ -240,7 +240,7 @@ async def while_up(store: RoomStore, call: Coroutine[Any, Any, None]) -> None:
         try:
             await call
         except asyncio.CancelledError:
-            task = asyncio.current_task()
+            task = wait.task
             if wait.interrupted and task is not None and task.uncancel() == 0:
                 raise StoreUnavailable("the store went down during the commit") from None
             raise

@@ -2,15 +2,19 @@
 
 The shared suite in tests/test_store.py is what makes MemoryStore and RedisStore
 interchangeable; other test modules may use `store`, `memory_store` or `redis_store`.
+`unix_redis_store` is the RedisStore reached over a Unix socket (`unix://...`, Redis on
+the same machine without the loopback's TCP), on a Redis of the test session's own.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
 from schmier.store import MemoryStore, RedisStore, RoomStore
+from tests.support.redis_procs import RedisProcess
 
 #: Long enough that nothing expires during a test unless the test arranges it.
 TEST_TTL = 600.0
@@ -47,7 +51,29 @@ async def redis_store(redis_url: str, redis_prefix: str) -> AsyncIterator[RedisS
     await store.aclose()
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(scope="session")
+def unix_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Redis of the session's own that also listens on a Unix socket: its `unix://`
+    URL. (Its TCP port only tells the fixture that it is up.)"""
+    directory: Path = tmp_path_factory.mktemp("unix-redis")
+    path = directory / "redis.sock"
+    server = RedisProcess(directory, "--unixsocket", str(path), "--unixsocketperm", "700")
+    server.start()
+    try:
+        yield f"unix://{path}?db=0"
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+async def unix_redis_store(unix_redis: str, redis_prefix: str) -> AsyncIterator[RedisStore]:
+    """A RedisStore whose every connection (commits, pool, subscriptions) is the socket."""
+    store = RedisStore(unix_redis, prefix=redis_prefix, ttl_seconds=TEST_TTL)
+    yield store
+    await store.aclose()
+
+
+@pytest.fixture(params=["memory", "redis", "unix_redis"])
 def store(request: pytest.FixtureRequest) -> RoomStore:
     """Each backend in turn; the Redis one skips (or fails) when Redis is absent.
 

@@ -4,6 +4,11 @@ Redis is the real one; the server is a child process (`python -m schmier`) so th
 kill is real: no shutdown hook runs, nothing is flushed. Because every change is
 committed before its views go out, the restarted server must show the same `seq`,
 hands, trick and scores, and the game must play on to its end.
+
+The same over a Unix socket (`unix:///path/redis.sock?db=0`, a Redis on the same machine
+without the loopback's TCP): the commit connection opens that socket itself
+(`schmier/store/wire.py`), apart from redis-py's pool, so a server must play, die and
+resume on it as on TCP.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import asyncio
 import random
 import signal
 from typing import Any
+
+import pytest
 
 from schmier.store import RedisStore
 from tests.support.servers import Client, Player, start_subprocess_server
@@ -35,6 +42,15 @@ def env(redis_url: str, prefix: str) -> dict[str, str]:
     }
 
 
+@pytest.fixture(params=["tcp", "unix"])
+def any_redis_url(request: pytest.FixtureRequest, redis_url: str) -> str:
+    """The shared Redis over TCP, then the session's own over its Unix socket."""
+    if request.param == "unix":
+        url: str = request.getfixturevalue("unix_redis")
+        return url
+    return redis_url
+
+
 def mid_hand(view: dict[str, Any]) -> bool:
     """Seat 0 must follow to a trick in progress (or the game ended: checked after)."""
     if view["phase"] == "game_over":
@@ -42,7 +58,8 @@ def mid_hand(view: dict[str, Any]) -> bool:
     return view["phase"] == "play" and bool(view["trick"]) and view["turn"] == [0]
 
 
-async def test_sigkill_mid_hand_and_resume(redis_url: str, redis_prefix: str) -> None:
+async def test_sigkill_mid_hand_and_resume(any_redis_url: str, redis_prefix: str) -> None:
+    redis_url = any_redis_url
     server, process = start_subprocess_server(env(redis_url, redis_prefix))
     try:
         code = await server.create_room("wisconsin4", {"target": 11})

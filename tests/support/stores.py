@@ -75,7 +75,7 @@ async def unix_redis_store(unix_redis: str, redis_prefix: str) -> AsyncIterator[
 
 @pytest.fixture(params=["memory", "redis", "unix_redis"])
 def store(request: pytest.FixtureRequest) -> RoomStore:
-    """Each backend in turn; the Redis one skips (or fails) when Redis is absent.
+    """Each backend in turn; the Redis ones skip (or fail) when Redis is absent.
 
     Deliberately synchronous: it only picks one of the async fixtures above, and
     `getfixturevalue` cannot set up an async fixture from inside a running loop."""

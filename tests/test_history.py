@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import random
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,6 @@ from tests.support.servers import (
     Client,
     Player,
     RunningServer,
-    eventually,
     play_all,
     seat_table,
 )
@@ -42,18 +42,19 @@ async def game_history(server: RunningServer) -> tuple[list[Socket], dict[str, F
     rng = random.Random("history")
     await play_all([Player(clients[s], rng) for s in clients], lambda v: v["phase"] == "game_over")
     await watchers[0].wait_state(lambda v: v["phase"] == "game_over")
-    for client in [*clients.values(), *watchers]:
+    for client in clients.values():
         await client.close()
 
-    # The players have left (each a change of the room): once the room shows both
-    # gone, a fresh hello, then the store's record while that spectator still watches
-    # (watching changes nothing). A fixed pause here let a loaded machine commit a
-    # departure after the fresh hello, and the final record was then newer than it.
-    async def both_gone() -> bool:
-        seats = (await server.room(code))["seats"]
-        return not seats[0]["connected"] and not seats[2]["connected"]
+    # The players have left, each a change of the room the spectator is sent. It
+    # leaves once it has seen both, so that its last frame is the store's last version
+    # (watching changes nothing); closing it at once let a loaded machine send a
+    # departure after it had gone, and the store was then ahead of every client. Then
+    # a fresh hello, and the store's record while that spectator still watches.
+    def both_gone(view: dict[str, Any]) -> bool:
+        return not view["seats"][0]["connected"] and not view["seats"][2]["connected"]
 
-    await eventually(both_gone)
+    await watchers[0].wait_state(both_gone)
+    await watchers[0].close()
     fresh = await Client.seated(server, code, None)
     store = server.app.state.rooms.store
     stored = await store.load(code)
@@ -157,7 +158,6 @@ async def test_the_store_history_catches_a_commit_without_the_lease(redis_url: s
         await second.commit("ROOM1", 2, b"v2", [b"{}"], lease=lease_b)
         # The stale owner writes as a build without the lease check would.
         await first.commit("ROOM1", 3, b"v3", [b"{}"])
-        await first.ping()
     finally:
         history = recorder.stop()
         await first.aclose()

@@ -151,6 +151,10 @@ class StoreRecorder:
 
     def __init__(self, host: str, port: int, prefix: str) -> None:
         self.history = StoreHistory(prefix)
+        self._address = (host, port)
+        # The last line `stop` waits for: everything executed before it has been read.
+        self._marker = f"{prefix}end-of-history".encode()
+        self._marked = threading.Event()
         self._conn = socket.create_connection((host, port), timeout=5)
         self._conn.sendall(b"MONITOR\r\n")
         self._buffer = b""
@@ -176,9 +180,24 @@ class StoreRecorder:
             self._buffer += chunk
             *lines, self._buffer = self._buffer.split(b"\r\n")
             for line in lines:
+                if self._marker in line:
+                    self._marked.set()
+                    continue
                 self.history.feed(line[1:] if line.startswith(b"+") else line)
 
     def stop(self) -> StoreHistory:
+        """The history so far: all Redis executed before this call. MONITOR's stream
+        runs behind the commands, so a marker command is sent and read back first (a
+        stop without it once lost the last commit); a Redis that cannot be reached any
+        more gets no marker, and the history is what was read."""
+        try:
+            with socket.create_connection(self._address, timeout=5) as conn:
+                marker = b"$%d\r\n%s\r\n" % (len(self._marker), self._marker)
+                conn.sendall(b"*2\r\n$4\r\nECHO\r\n" + marker)
+                conn.recv(4096)
+            self._marked.wait(10)
+        except OSError:
+            pass
         self._stopping.set()
         self._thread.join(5)
         self._conn.close()

@@ -169,11 +169,16 @@ def drive(
     done: Callable[[dict[str, Any]], bool],
     *,
     hook: Hook | None = None,
-    limit: float = 120,
+    limit: float = 300,
     keyboard: bool = False,
     touch: bool = False,
 ) -> dict[str, Any]:
-    """Play by clicking until `done(view)`; every step is checked against its view."""
+    """Play by clicking until `done(view)`; every step is checked against its view.
+
+    A step that changes nothing fails at once ("stuck"); `limit` only bounds a game
+    that never ends. A whole game takes 17-55 s alone, but a long one on a CI machine
+    loaded by the other workers once ran past 120 s while every step moved on.
+    """
     deadline = time.monotonic() + limit
     while True:
         shot, view = table.synced()

@@ -28,4 +28,5 @@ pytest_plugins = [
     "tests.support.browsers",
     "tests.support.postgres",
     "tests.support.netns",
+    "tests.support.schedule",
 ]

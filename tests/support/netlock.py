@@ -1,13 +1,14 @@
 """Browsers and network namespaces apart, across the suite's worker processes.
 
-A fault test's network (tests/support/netns.py) and podman's containers
-(tests/test_container.py) put bridges and veth ends into the root namespace and take
-them out again. Chromium watches the machine's links and
-addresses, takes such a change for the network changing, and aborts every load and
-socket it has in flight (`net::ERR_NETWORK_CHANGED`): a browser test running at that
-moment fails for nothing it did. So each browser test holds the lock shared, and each
-network and the container module the lock exclusive, on a file every worker process
-opens (`fcntl.flock`).
+A worker's uplink to its fault tests' networks (tests/support/netns.py) and podman's
+containers (tests/test_container.py) put bridges and veth ends into the root namespace
+and take them out again. Chromium watches the machine's links and addresses, takes such
+a change for the network changing, and aborts every load and socket it has in flight
+(`net::ERR_NETWORK_CHANGED`): a browser test running at that moment fails for nothing it
+did. So each browser test holds the lock shared, and the making and removing of an
+uplink and the whole container module the lock exclusive, on a file every worker process
+opens (`fcntl.flock`). A fault test's own hosts are made inside namespaces and need no
+lock: browser tests run beside it.
 
 A waiting network goes first: it holds the turnstile while it waits, and a browser test
 passes the turnstile before it takes its shared lock, so a stream of browser tests on

@@ -1,9 +1,13 @@
 """Separate hosts on one machine: Linux network namespaces joined by veth pairs.
 
-`Network` makes a bridge in the root namespace (the players' side, `10.241.N.1`) and,
-per host, a namespace of its own with one end of a veth pair (`10.241.N.10+i`), the
-other end on the bridge; N is picked free per network, so parallel tests never share a
-subnet. Only loopback and these namespaces' own addresses are ever targets.
+An `Uplink` (one per worker process of the suite) is a switch namespace holding a
+bridge, joined to the root namespace by one veth pair: the players' side, `10.241.N.1`
+in the root namespace (N picked free, so parallel workers never share a subnet). A
+test's `Network` puts each of its hosts in a namespace of its own with one end of a veth
+pair (`10.241.N.11` and on, handed out in turn), the other end on the switch's bridge:
+both ends are made inside namespaces, so the root namespace changes only when a
+worker's uplink is made or removed. Only loopback and these namespaces' own addresses
+are ever targets.
 
 Faults are `iptables` rules inside a host's namespace (each namespace has tables of its
 own): `cut` drops everything between a host and an address both ways until `heal`;
@@ -12,9 +16,8 @@ no `netem` qdisc: latency comes from a relaying process on a host of its own
 (`tests/support/relay.py`, `FaultCluster.through_relay`).
 
 Processes are started inside a namespace with `ip netns exec` (which execs the command:
-the PID is the process's own). `close` kills them by PID and deletes the veth pairs, the
-namespaces and the bridge by name; the `network` fixture always calls it, even after a
-failure.
+the PID is the process's own). `close` kills them by PID and deletes the veth pairs and
+the namespaces by name; the fixtures always call it, even after a failure.
 `SCHMIER_TEST_REQUIRE=netns` makes a missing capability fail instead of skip.
 """
 
@@ -78,18 +81,30 @@ class Host:
     address: str
 
 
-@dataclass
-class Network:
-    """A bridge, the hosts on it, and the processes started in them."""
+def _tag() -> str:
+    return f"snf{os.getpid() % 10000}{random.randrange(100)}"
 
-    tag: str = field(default_factory=lambda: f"snf{os.getpid() % 10000}{random.randrange(100)}")
-    hosts: dict[str, Host] = field(default_factory=dict)
-    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+@dataclass
+class Uplink:
+    """The players' side of a worker's networks: a switch namespace holding the bridge,
+    joined to the root namespace by one veth pair whose root end is `root`.
+
+    It is the only part of the networks in the root namespace, made once for the
+    worker's first network and removed when the worker ends, each with the network
+    lock held exclusively: every test's hosts are made and removed inside namespaces
+    (their veth pairs created in the switch namespace with the other end in the
+    host's), which the root namespace, and a browser in it, never sees."""
+
+    tag: str = field(default_factory=_tag)
     octet: int = 0
+    # Host addresses are handed out in turn, so that a test's host never takes an
+    # address a namespace of an earlier test may still hold while it closes.
+    _last: int = 10
 
     @property
-    def bridge(self) -> str:
-        return f"{self.tag}br"
+    def switch(self) -> str:
+        return f"{self.tag}-switch"
 
     @property
     def root(self) -> str:
@@ -100,25 +115,68 @@ class Network:
         taken = ip("-4", "addr")
         free = [n for n in range(1, 255) if f"{SUBNET}.{n}." not in taken]
         self.octet = random.choice(free)
-        ip("link", "add", self.bridge, "type", "bridge")
-        ip("addr", "add", f"{self.root}/24", "dev", self.bridge)
-        ip("link", "set", self.bridge, "up")
+        ip("netns", "add", self.switch)
+        ip("link", "add", "bridge", "type", "bridge", namespace=self.switch)
+        ip("link", "set", "bridge", "up", namespace=self.switch)
+        outer = f"{self.tag}up"
+        ip("link", "add", outer, "type", "veth", "peer", "name", "uplink", "netns", self.switch)
+        ip("link", "set", "uplink", "master", "bridge", namespace=self.switch)
+        ip("link", "set", "uplink", "up", namespace=self.switch)
+        ip("addr", "add", f"{self.root}/24", "dev", outer)
+        ip("link", "set", outer, "up")
+
+    def next_address(self) -> str:
+        self._last = self._last + 1 if self._last < 254 else 11
+        return f"{SUBNET}.{self.octet}.{self._last}"
+
+    def close(self) -> None:
+        """Delete the root end (its pair goes with it) and the switch namespace."""
+        if self.octet:
+            ip("link", "del", f"{self.tag}up", check=False)
+        ip("netns", "del", self.switch, check=False)
+
+
+@dataclass
+class Network:
+    """A test's hosts on the worker's uplink, and the processes started in them."""
+
+    uplink: Uplink
+    tag: str = field(default_factory=_tag)
+    hosts: dict[str, Host] = field(default_factory=dict)
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    @property
+    def root(self) -> str:
+        """The root namespace's address (where the players are)."""
+        return self.uplink.root
 
     def host(self, label: str) -> Host:
         """A new namespace on the bridge."""
         number = len(self.hosts) + 1
         namespace = f"{self.tag}-{label}"
-        outer, inner = f"{self.tag}v{number}", f"{self.tag}p{number}"
-        address = f"{SUBNET}.{self.octet}.{10 + number}"
+        address = self.uplink.next_address()
         ip("netns", "add", namespace)
         host = self.hosts[label] = Host(label, namespace, address)
-        ip("link", "add", outer, "type", "veth", "peer", "name", inner)
-        ip("link", "set", inner, "netns", namespace)
-        ip("link", "set", outer, "master", self.bridge)
-        ip("link", "set", outer, "up")
+        switch = self.uplink.switch
+        port = f"{self.tag}p{number}"
+        ip(
+            "link",
+            "add",
+            port,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            "eth0",
+            "netns",
+            namespace,
+            namespace=switch,
+        )
+        ip("link", "set", port, "master", "bridge", namespace=switch)
+        ip("link", "set", port, "up", namespace=switch)
         ip("link", "set", "lo", "up", namespace=namespace)
-        ip("addr", "add", f"{address}/24", "dev", inner, namespace=namespace)
-        ip("link", "set", inner, "up", namespace=namespace)
+        ip("addr", "add", f"{address}/24", "dev", "eth0", namespace=namespace)
+        ip("link", "set", "eth0", "up", namespace=namespace)
         return host
 
     def spawn(
@@ -163,8 +221,7 @@ class Network:
         run(["iptables", "-F"], host.namespace)
 
     def close(self) -> None:
-        """Kill every process started here (by PID), delete the namespaces and the
-        bridge (by name); the veth pairs go with their namespaces."""
+        """Kill every process started here (by PID), delete the namespaces (by name)."""
         for process in self.processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGKILL)
@@ -172,23 +229,33 @@ class Network:
         for number, host in enumerate(self.hosts.values(), 1):
             # The namespace itself may outlive its name a while (a socket of it still
             # closing): its veth pair is deleted by name too, not left to its end.
-            ip("link", "del", f"{self.tag}v{number}", check=False)
+            ip("link", "del", f"{self.tag}p{number}", namespace=self.uplink.switch, check=False)
             ip("netns", "del", host.namespace, check=False)
-        if self.octet:
-            ip("link", "del", self.bridge, check=False)
 
 
-@pytest.fixture
-def network() -> Iterator[Network]:
-    """A network of the test's own (skipped, or failed under
-    `SCHMIER_TEST_REQUIRE=netns`, where namespaces cannot be made)."""
+@pytest.fixture(scope="session")
+def uplink() -> Iterator[Uplink]:
+    """The worker's players' side (skipped, or failed under `SCHMIER_TEST_REQUIRE=netns`,
+    where namespaces cannot be made). The root namespace changes only while it is made
+    and removed, each under the network lock: no browser test runs meanwhile."""
     problem = netns_problem()
     if problem:
         missing("netns", problem)
-    with netlock.plumbing():  # no browser test runs while the root namespace changes
-        net = Network()
-        try:
-            net.start()
-            yield net
-        finally:
-            net.close()
+    made = Uplink()
+    try:
+        with netlock.plumbing():
+            made.start()
+        yield made
+    finally:
+        with netlock.plumbing():
+            made.close()
+
+
+@pytest.fixture
+def network(uplink: Uplink) -> Iterator[Network]:
+    """A network of the test's own on the worker's uplink."""
+    net = Network(uplink)
+    try:
+        yield net
+    finally:
+        net.close()

@@ -120,15 +120,22 @@ def test_the_table_reviews_a_hand_together(
     ann.select_option("#together-hand", "1")
     ann.click('#together button[data-together="open"]')
     ann.wait_for_selector("#together-dialog .review-stage")
-    # Bob joins by mouse, Cat by touch, the spectator by keyboard.
+    # Bob joins by mouse, Cat by touch, the spectator by keyboard. The spectator's
+    # keyboard is on "Join" before the others join: each join redraws the panel under
+    # it, and the keyboard stays on the (new) button, so Enter still joins.
+    watcher.focus('#together button[data-together="join"]')
+    watcher.evaluate("document.activeElement.dataset.before = 'yes'")
     bob.click('#together button[data-together="join"]')
     cat.tap('#together button[data-together="join"]')
-    watcher.focus('#together button[data-together="join"]')
+    ann.wait_for_selector('#together-bar [data-following="1,2"]')
+    watcher.wait_for_function(
+        "() => { const a = document.activeElement;"
+        " return a.dataset.together === 'join' && a.dataset.before === undefined; }"
+    )
     watcher.keyboard.press("Enter")
     for page in everyone:
         page.wait_for_selector("#together-dialog .review-stage")
         page.wait_for_selector('#together-bar [data-leader="0"]')
-    ann.wait_for_selector('#together-bar [data-following="1,2"]')
 
     # The leader steps by keyboard and by mouse; everyone is on her step.
     ann.focus("#together-dialog .review")
@@ -162,15 +169,17 @@ def test_the_table_reviews_a_hand_together(
     for page in (cat, watcher):
         same_step(page, "4")
     assert step_of(bob) == "0"
-    # ... and comes back to the leader.
+    # Meanwhile Ann picks Cat to hand the lead to; Bob comes back to the leader, which
+    # redraws her bar, and her choice stays.
+    ann.select_option("#together-lead", "2")
     bob.click('#together-bar button[data-together="back"]')
     same_step(bob, "4")
     ann.wait_for_selector('#together-bar [data-following="1,2"]')
     ann.wait_for_selector('#together-bar [data-wandering=""]')
+    assert ann.input_value("#together-lead") == "2"
     screenshot(ann, "desktop-together")
 
     # The lead passes to Cat, who steps by touch; Ann now follows her.
-    ann.select_option("#together-lead", "2")
     ann.click('#together-bar button[data-together="lead"]')
     for page in everyone:
         page.wait_for_selector('#together-bar [data-leader="2"]')

@@ -29,7 +29,25 @@ import { reviewStepOf, startsOf } from "./sharedsteps.js";
 const BETWEEN_HANDS = new Set(["hand_over", "game_over"]);
 
 /** This page's side of the shared review: its dialog, and whether it follows. */
-const shared = { dialog: null, hand: null, view: null, starts: [], following: true, bar: null, declined: false, offer: null };
+const shared = { dialog: null, hand: null, view: null, starts: [], following: true, bar: null, declined: false, offer: null, pick: null, leadPick: null };
+
+// The panel and the bar are drawn again at every frame (another person joins, the leader
+// steps): what this person was doing in them stays, the control the keyboard was on and
+// what they chose in a list (`shared.pick`, `shared.leadPick`), so that the frame takes
+// neither away between choosing and pressing.
+
+/** The control in `el` the keyboard is on, as a selector to find it again after a redraw. */
+function focusedControl(el) {
+  const active = document.activeElement;
+  if (!active || !el.contains(active)) return null;
+  if (active.id) return `#${CSS.escape(active.id)}`;
+  return active.dataset && active.dataset.together ? `[data-together="${CSS.escape(active.dataset.together)}"]` : null;
+}
+
+function focusAgain(el, selector) {
+  const again = selector ? el.querySelector(selector) : null;
+  if (again && document.activeElement !== again) again.focus({ preventScroll: true });
+}
 
 function me() {
   return isSeated() ? room.view.you : null;
@@ -71,6 +89,7 @@ export function renderTogether() {
     fill(el);
     return;
   }
+  const focused = focusedControl(el);
   const title = h("h2", { id: "together-title" }, t("together.title"));
   if (open) {
     const joined = shared.dialog !== null;
@@ -83,12 +102,15 @@ export function renderTogether() {
         : h("button", { type: "button", dataset: { together: "join" }, onclick: () => joinShared() }, t("together.join")),
       practiceOffer(),
     );
+    focusAgain(el, focused);
     return;
   }
+  // The latest hand, unless this person chose another that is still there.
+  const wanted = hands.includes(shared.pick) ? shared.pick : hands[hands.length - 1];
   const pick = h(
     "select",
-    { id: "together-hand", "aria-label": t("together.hand") },
-    ...hands.map((n) => h("option", { value: String(n), selected: n === hands[hands.length - 1] }, t("review.title", { n }))),
+    { id: "together-hand", "aria-label": t("together.hand"), onchange: () => (shared.pick = Number(pick.value)) },
+    ...hands.map((n) => h("option", { value: String(n), selected: n === wanted }, t("review.title", { n }))),
   );
   fill(
     el,
@@ -106,6 +128,7 @@ export function renderTogether() {
       ),
     ),
   );
+  focusAgain(el, focused);
 }
 
 /** The practice room made for this seat, as a link (it opens in a tab of its own). */
@@ -157,7 +180,7 @@ export async function joinShared() {
     ev.preventDefault();
     leaveShared(true);
   });
-  Object.assign(shared, { dialog, hand, view: null, following: true, declined: false });
+  Object.assign(shared, { dialog, hand, view: null, following: true, declined: false, pick: null });
   document.body.append(dialog);
   dialog.showModal();
   if (me() !== null && !leading()) send({ type: "review", op: "join" });
@@ -197,7 +220,7 @@ function leaveShared(told) {
       send({ type: "review", op: "follow", follow: false });
     }
   }
-  Object.assign(shared, { dialog: null, hand: null, view: null, starts: [], bar: null });
+  Object.assign(shared, { dialog: null, hand: null, view: null, starts: [], bar: null, leadPick: null });
   if (dialog.open) dialog.close();
   dialog.remove();
   renderTogether();
@@ -271,7 +294,7 @@ function drawBar() {
   const bar = shared.bar;
   const r = room.review;
   if (!bar || !r || r.hand === null) return;
-  const focused = bar.contains(document.activeElement) ? document.activeElement.dataset.together : null;
+  const focused = focusedControl(bar);
   const lead = leading();
   const mine = shared.following ? t("together.you_follow") : t("together.you_wander");
   const pointer =
@@ -298,9 +321,7 @@ function drawBar() {
     ),
     h("div", { class: "button-row together-controls" }, ...controls),
   );
-  // The bar is drawn again at every frame: the keyboard stays on the control it was on.
-  const again = focused ? bar.querySelector(`[data-together="${focused}"]`) : null;
-  if (again) again.focus({ preventScroll: true });
+  focusAgain(bar, focused);
 }
 
 /** The leader's: hand the lead to another person at the table, close for everyone. */
@@ -310,8 +331,8 @@ function leadControls() {
   if (others.length) {
     const pick = h(
       "select",
-      { id: "together-lead", "aria-label": t("together.hand_lead") },
-      ...others.map((s) => h("option", { value: String(s.seat) }, seatName(s.seat))),
+      { id: "together-lead", "aria-label": t("together.hand_lead"), onchange: () => (shared.leadPick = Number(pick.value)) },
+      ...others.map((s) => h("option", { value: String(s.seat), selected: s.seat === shared.leadPick }, seatName(s.seat))),
     );
     out.push(
       h(

@@ -27,7 +27,7 @@ from tests.support.play import (
 )
 from tests.support.servers import FAST, ServerFactory
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 
 XSS = "<img src=x onerror=alert(1)>"
 # Names are 1-24 characters (docs/protocol.md), too short for the line above.

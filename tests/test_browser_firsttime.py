@@ -33,7 +33,7 @@ from tests.support.play import act, create_room, drive, fill_and_start, open_clu
 from tests.support.screens import axe_violations, overflows, until
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 
 WEB = Path(__file__).resolve().parents[1] / "web"
 LANGUAGES = ["en", "bg", "ja", "ko", "ms"]

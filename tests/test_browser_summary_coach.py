@@ -27,7 +27,7 @@ from tests.support.screens import axe_violations
 from tests.support.servers import Client, Player, RunningServer, ServerFactory
 from tests.test_browser_review import get_json, play_over_the_wire
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 
 COACH = "[data-coach-summary]"
 WEIGH = "button[data-action='coach_weigh']"

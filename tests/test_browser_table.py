@@ -29,7 +29,7 @@ from tests.support.browsers import (
 from tests.support.play import act, answered, create_room, drive, fill_and_start, sit
 from tests.support.servers import FAST, ServerFactory, free_port
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.long]
 
 LAPTOP = {"width": 1280, "height": 800}
 LONG = ["Abcdefghijklmnopqrstuvwx", "Zyxwvutsrqponmlkjihgfedc"]

@@ -13,6 +13,9 @@ the worker's uplink to its networks (and the worker's end while it removes it). 
 - the browser files come last, by when the container module is done; they run beside
   the fault tests, whose hosts the root namespace never sees.
 
+Within each class, the files marked `long` (a module's `pytestmark`: minutes of tests)
+go first, so that no worker starts one when the others are nearly done.
+
 The classes are known only once a test's fixtures are: each worker writes what its
 collection found to a file the controller named (`pytest_configure_node`), and the
 scheduler reads it when it makes the units, after every worker has collected.
@@ -56,10 +59,11 @@ def classes(items: list[pytest.Item]) -> dict[str, int]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Network files first, browser files last (stable within each class); a worker
-    also tells the controller the classes."""
+    """Network files first, browser files last, the long ones first within each class
+    (otherwise in collection order); a worker also tells the controller the classes."""
     found = classes(items)
-    items.sort(key=lambda item: found[file_of(item.nodeid)])
+    long = {file_of(item.nodeid) for item in items if item.get_closest_marker("long")}
+    items.sort(key=lambda item: (found[file_of(item.nodeid)], file_of(item.nodeid) not in long))
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     target = workerinput.get(WORKER_KEY) if workerinput else None
     if target:

@@ -149,6 +149,15 @@ def test_the_creator_sits_down_and_the_invite_is_in_sight(
     assert box is not None and box["y"] + box["height"] <= 800, box
     assert code in page.input_value("#invite-link")
     screenshot(page, "desktop-lobby-host")
+    # A frame (here: a bot sits down) leaves the link's field as it is, with what was
+    # selected in it: it is not drawn again under the person copying it.
+    invite.evaluate("(e) => { e.dataset.before = 'yes'; e.select(); }")
+    page.click('button[data-action="add_bot"][data-seat="1"]')
+    page.wait_for_selector('.lobby-seat[data-seat="1"] .badge.bot')
+    kept = invite.evaluate(
+        "(e) => e.dataset.before === 'yes' && e.selectionEnd - e.selectionStart === e.value.length"
+    )
+    assert kept
 
 
 def test_play_now_is_one_click_to_a_started_table(

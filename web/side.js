@@ -92,12 +92,19 @@ export function renderJoinError() {
 
 // ---------------------------------------------------------------- invite
 
+let inviteFor = null;
+
 export function renderInvite() {
   const v = room.view;
   const el = $("invite");
   el.hidden = v.phase !== "lobby";
   if (el.hidden) return;
   const link = `${location.origin}/r/${encodeURIComponent(room.code)}`;
+  // Drawn once for its link (again only in a new frame of the page, after a change of
+  // language): people sitting down send frames while someone selects or copies the
+  // link, and the field, its selection and "Copied" stay as they are.
+  if (link === inviteFor && el.firstChild) return;
+  inviteFor = link;
   const input = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": t("invite.link") });
   const copied = h("span", { class: "muted", role: "status" });
   const copy = () => {

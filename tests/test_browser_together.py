@@ -237,7 +237,21 @@ def test_a_hand_played_again_from_the_review(
     tab.wait_for_selector('.seat.me[data-seat="1"]')
     shown = tab.get_attribute("#practice [data-practice-of]", "data-practice-of")
     assert shown is not None and shown.startswith(f"{code}:1:")
-    end = drive(table, lambda v: v["phase"] in SCORED, touch=True)
+    # A spectator of the practice room has the keyboard on the way back to the room;
+    # the hand's frames leave it there (checked once, while the hand is played).
+    onlooker = pages()
+    onlooker.goto(server.base_url + href)
+    back = onlooker.locator('#practice a[data-practice="back"]')
+    back.evaluate("(e) => { e.focus(); e.dataset.seq = document.body.dataset.seq; }")
+    kept: list[bool] = []
+
+    def stays(table: Table, shot: dict[str, Any], view: dict[str, Any]) -> None:
+        newer = "(e) => document.body.dataset.seq !== e.dataset.seq"
+        if not kept and view["phase"] == "play" and back.evaluate(newer):
+            kept.append(back.evaluate("(e) => document.activeElement === e"))
+
+    end = drive(table, lambda v: v["phase"] in SCORED, hook=stays, touch=True)
+    assert kept == [True]
     assert end["original"] is not None and end["practice"]["room"] == code
     tab.wait_for_selector("#practice-compare")
     assert tab.locator("#practice-compare tbody tr").count() >= 3  # the contract, two sides

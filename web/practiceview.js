@@ -11,10 +11,14 @@ import { tablesPanel } from "./tables.js";
 // The tables panel is made once per practice room and kept across renders (it fetches
 // the comparison when made, and holds the focus of its own controls).
 let tables = null;
+// What the body was last drawn from: it is drawn again only when that changes, so that
+// the bots' frames in a practice room leave the keyboard on "Back to the room".
+let bodyFor = null;
 
 /** The panel's place in the room's page (hidden in any room but a practice room). */
 export function practicePanel() {
   tables = null;
+  bodyFor = null;
   return h(
     "section",
     { id: "practice", class: "card-panel practice", "aria-labelledby": "practice-title", hidden: true },
@@ -32,6 +36,7 @@ export function renderPractice() {
     fill($("practice-body"));
     fill($("practice-tables"));
     tables = null;
+    bodyFor = null;
     return;
   }
   const p = v.practice;
@@ -45,6 +50,9 @@ export function renderPractice() {
     tables = { key, el: tablesPanel(p.room, p.hand) };
     fill($("practice-tables"), tables.el);
   }
+  const drawnFrom = JSON.stringify([p, scored ? [v.last_hand, v.original, v.seats.map((s) => s.name)] : null]);
+  if (drawnFrom === bodyFor) return;
+  bodyFor = drawnFrom;
   fill(
     $("practice-body"),
     h("h2", { id: "practice-title" }, t("practice.title")),

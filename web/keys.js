@@ -46,11 +46,14 @@ function enabled(selector) {
   return document.querySelector(`${selector}:not(:disabled)`);
 }
 
-/** Whether the player is busy elsewhere: typing, or in a dialog. */
+/** Whether the player is busy elsewhere: typing, in a dialog, or stepping through the
+ * tricks played (their panel open, the keyboard in it: L or Escape closes it and goes
+ * back to the game). */
 function busyElsewhere() {
   const active = document.activeElement;
   if (document.querySelector("dialog[open]")) return true;
   if (!active || active === document.body) return false;
+  if (active.closest("#tricks-bar") && document.getElementById("tricks-panel")) return true;
   if (active.matches("input, textarea, select")) return !active.closest("#hand, #actions");
   return false;
 }

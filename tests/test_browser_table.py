@@ -10,7 +10,9 @@ as it is, with nothing scrolled by the test: `in_view` reads their bounding boxe
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 import time
 from typing import Any
 
@@ -27,7 +29,8 @@ from tests.support.browsers import (
     serve_on_port,
 )
 from tests.support.play import act, answered, create_room, drive, fill_and_start, sit
-from tests.support.servers import FAST, ServerFactory, free_port
+from tests.support.servers import FAST, Client, Player, ServerFactory, free_port
+from tests.test_browser_together import in_thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.long]
 
@@ -573,3 +576,90 @@ def test_6_a_whole_hand_of_wisconsin_smear_with_the_keyboard_alone(
     )
     assert names == ["Joker 1", "Joker 2"], names
     assert tabs <= 1, tabs
+
+
+def keyboard_on(page: Any, selector: str, same: bool) -> None:
+    """Wait until the keyboard is on `selector`: the very element marked by `mark_focus`
+    if `same`, else any (a control drawn anew in its place)."""
+    marked = " && e.dataset.before === 'yes'" if same else ""
+    until(
+        page,
+        "() => { const e = document.activeElement;"
+        f" return !!e && e.matches({json.dumps(selector)}){marked}; }}",
+    )
+
+
+def mark_focus(page: Any, selector: str) -> None:
+    """Put the keyboard on `selector`, marked: a control drawn anew has no mark."""
+    page.focus(selector)
+    page.evaluate("document.activeElement.dataset.before = 'yes'")
+
+
+def frames_pass(page: Any, count: int, work: Any) -> None:
+    """Run `work` (over the wire) and wait until the page has drawn `count` newer states."""
+    seq = int(page.get_attribute("body", "data-seq") or "0")
+    in_thread(work)
+    until(page, f"() => Number(document.body.dataset.seq) >= {seq + count}")
+
+
+def test_9_a_redraw_leaves_the_keyboard_and_the_scroll_where_the_player_left_them(
+    server_factory: ServerFactory, pages: PageFactory
+) -> None:
+    # Every change of the room draws the table again: somebody sitting down, a bot's
+    # move, a player connecting. What the player was doing elsewhere on the page stays:
+    # the keyboard on a bot's level in the lobby, on the last hand's summary or on the
+    # score sheet (scrolled sideways when it is wider than the screen).
+    server = server_factory(hand_pause=600)
+
+    async def seat_two() -> tuple[str, dict[int, str]]:
+        code = await server.create_room("schmier5", {"target": 21})
+        return code, {seat: (await server.join(code, LONG[seat], seat))[1] for seat in (0, 1)}
+
+    code, tokens = in_thread(seat_two)
+    page = open_phone(pages)
+    page.goto(f"{server.base_url}/r/{code}#seat={tokens[0]}")
+    page.wait_for_selector('.seat.me[data-seat="0"]')
+
+    async def bob_adds_a_bot() -> None:
+        bob = await Client.seated(server, code, tokens[1])
+        await bob.send({"type": "add_bot", "seat": 2})
+        await bob.wait_state(lambda v: v["seats"][2]["kind"] == "bot")
+        await bob.close()
+
+    # In the lobby: Ann's keyboard is on the level of seat 4's bot when Bob adds one.
+    page.focus('select.bot-level[data-seat="3"]')
+    frames_pass(page, 1, bob_adds_a_bot)
+    page.wait_for_selector('.lobby-seat[data-seat="2"]:has-text("Bot 3")')
+    keyboard_on(page, 'select.bot-level[data-seat="3"]', same=False)
+
+    async def play_a_hand() -> None:
+        clients = {s: await Client.seated(server, code, tok) for s, tok in tokens.items()}
+        for seat in (3, 4):
+            await clients[1].send({"type": "add_bot", "seat": seat})
+        await clients[1].wait_state(lambda v: {"type": "start"} in v["legal"])
+        await clients[1].send({"type": "start"})
+        rng = random.Random(9)
+        scored = ("hand_over", "game_over")
+        await asyncio.gather(
+            *(Player(c, rng).play_until(lambda v: v["phase"] in scored) for c in clients.values())
+        )
+        for client in clients.values():
+            await client.close()
+
+    in_thread(play_a_hand)
+    page.wait_for_selector("body[data-phase='hand_over'] #hand-summary[open]")
+    page.wait_for_selector("#sheet-wrap tbody tr")
+    # The sheet (a region the keyboard scrolls) stays the element it was; the keyboard is
+    # on the summary's fold.
+    page.evaluate("document.getElementById('sheet-wrap').dataset.before = 'yes'")
+    mark_focus(page, "#hand-summary > summary")
+
+    async def bob_comes_and_goes() -> None:
+        for _ in range(2):
+            bob = await Client.seated(server, code, tokens[1])
+            await bob.close()
+
+    # Bob connects and leaves twice: four new states, the page drawn again each time.
+    frames_pass(page, 4, bob_comes_and_goes)
+    keyboard_on(page, "#hand-summary > summary", same=True)
+    assert page.get_attribute("#sheet-wrap", "data-before") == "yes"

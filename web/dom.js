@@ -55,11 +55,20 @@ function focusKey(el) {
 export function keepFocus(fn) {
   const active = document.activeElement;
   let key = null;
+  let same = null;
   if (active && active !== document.body && active.dataset) {
     if (active.dataset.card || active.dataset.action) key = focusKey(active);
+    else same = sameControl(active);
   }
   fn();
-  if (key === null || document.activeElement === active) return;
+  if (document.activeElement === active) return;
+  if (same !== null) {
+    // Another control drawn anew (a list, a toggle): the one in its place, if any.
+    const again = active.isConnected ? null : document.querySelector(same);
+    if (again && !again.disabled) again.focus({ preventScroll: true });
+    return;
+  }
+  if (key === null) return;
   for (const el of document.querySelectorAll("button[data-card], button[data-action]")) {
     if (focusKey(el) === key && !el.disabled) {
       el.focus({ preventScroll: true });
@@ -70,6 +79,20 @@ export function keepFocus(fn) {
   // there is to do (keys.js tells which) rather than back to the top of the page.
   const next = nextFocus();
   if (next) next.focus({ preventScroll: true });
+}
+
+/**
+ * A selector for the control that takes `el`'s place when its panel is drawn anew: its
+ * id, else its tag and data attributes (the bot level of seat 3), else, for the toggle
+ * of a panel that folds, the toggle of the same panel. Null when nothing says which.
+ */
+function sameControl(el) {
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  const data = Object.entries(el.dataset).map(([k, v]) => `[data-${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${CSS.escape(v)}"]`);
+  if (data.length) return el.tagName.toLowerCase() + data.join("");
+  const parent = el.parentElement;
+  if (el.tagName === "SUMMARY" && parent && parent.id) return `#${CSS.escape(parent.id)} > summary`;
+  return null;
 }
 
 let nextFocus = () => null;

@@ -29,7 +29,14 @@ function pointRow(last, p) {
 }
 
 let wasRecent = null; // whether the summary drawn last was of a hand that had just ended
+let summaryFor = null; // what the summary was last drawn from
 
+/**
+ * The summary of the last hand, drawn again only when what it says changes: every move
+ * of the next hand sends a state, and a summary drawn anew at each would take the
+ * keyboard off its toggle and its buttons, and a selection out of its text. Its
+ * fairness line and its coach are drawn in place when they change (render.js, `deals`).
+ */
 export function renderSummary() {
   const v = room.view;
   const el = $("summary");
@@ -37,6 +44,7 @@ export function renderSummary() {
   if (!last) {
     fill(el);
     el.hidden = true;
+    summaryFor = null;
     return;
   }
   el.hidden = false;
@@ -44,6 +52,9 @@ export function renderSummary() {
   // between the two as the player left it (opened to read the coach, say).
   const recent = ["hand_over", "game_over"].includes(v.phase);
   const drawn = $("hand-summary");
+  const key = JSON.stringify([room.code, last, recent, v.scores, v.seats.map((s) => [s.kind, s.name])]);
+  if (drawn && key === summaryFor) return;
+  summaryFor = key;
   const open = drawn && recent === wasRecent ? drawn.open : recent;
   wasRecent = recent;
   // The game totals in the order of the sides (A, B, C), not the bidder's side first.
@@ -88,11 +99,21 @@ export function coachInReview(n) {
   openHand(n, { coach: true });
 }
 
+let sheetFor = null; // what the sheet was last drawn from
+
+/**
+ * The score sheet, drawn again only when a row or a name changes: a phone's player who
+ * swiped it sideways to a column, or a keyboard on it, keeps their place while the
+ * hand is played.
+ */
 export function renderSheet() {
   const el = $("sheet");
   if (!el) return;
   const entries = room.sheet.entries;
   const v = room.view;
+  const key = JSON.stringify([room.code, entries, v ? v.teams : null, v ? v.seats.map((s) => [s.kind, s.name]) : null]);
+  if (key === sheetFor && el.firstChild) return;
+  sheetFor = key;
   const heading = h("h2", {}, t("sheet.title"));
   if (!entries.length || !v) {
     fill(el, heading, h("p", { class: "muted" }, t("sheet.empty")));
@@ -130,6 +151,6 @@ export function renderSheet() {
     el,
     heading,
     // Scrolled sideways when wider than the column: by the keyboard too (focusable).
-    h("div", { class: "sheet-wrap", tabindex: "0", role: "region", "aria-label": t("sheet.title") }, h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows))),
+    h("div", { id: "sheet-wrap", class: "sheet-wrap", tabindex: "0", role: "region", "aria-label": t("sheet.title") }, h("table", { class: "sheet-table" }, h("thead", {}, head), h("tbody", {}, rows))),
   );
 }

@@ -663,3 +663,22 @@ def test_9_a_redraw_leaves_the_keyboard_and_the_scroll_where_the_player_left_the
     frames_pass(page, 4, bob_comes_and_goes)
     keyboard_on(page, "#hand-summary > summary", same=True)
     assert page.get_attribute("#sheet-wrap", "data-before") == "yes"
+    # A point's name (a term with its explanation) in the tally, drawn again at every
+    # card played, keeps the keyboard, and in its own panel: the summary above it holds
+    # a term of the same name.
+    moved = page.evaluate(
+        """async () => {
+          const { fill, h, keepFocus } = await import('/static/dom.js');
+          const { pointTerm } = await import('/static/terms.js');
+          const side = document.querySelector('aside.side');
+          const tally = side.appendChild(h('section', { id: 'test-tally' }, pointTerm('high')));
+          document.querySelector('#hand-summary').append(pointTerm('high'));
+          tally.querySelector('[data-term]').focus();
+          keepFocus(() => fill(tally, pointTerm('high')));
+          const e = document.activeElement;
+          const kept = e.dataset.term === 'high' && e.isConnected && tally.contains(e);
+          tally.remove();
+          return kept;
+        }"""
+    )
+    assert moved

@@ -63,8 +63,8 @@ export function keepFocus(fn) {
   fn();
   if (document.activeElement === active) return;
   if (same !== null) {
-    // Another control drawn anew (a list, a toggle): the one in its place, if any.
-    const again = active.isConnected ? null : document.querySelector(same);
+    // Another control drawn anew (a list, a fold, a point's name): the one in its place.
+    const again = active.isConnected ? null : same();
     if (again && !again.disabled) again.focus({ preventScroll: true });
     return;
   }
@@ -82,17 +82,28 @@ export function keepFocus(fn) {
 }
 
 /**
- * A selector for the control that takes `el`'s place when its panel is drawn anew: its
- * id, else its tag and data attributes (the bot level of seat 3), else, for the toggle
- * of a panel that folds, the toggle of the same panel. Null when nothing says which.
+ * How to find the control that takes `el`'s place when its panel is drawn anew: a
+ * function returning it (or null), or null when nothing says which. By its id; else by
+ * its tag and data attributes (the bot level of seat 3, the term "High"), or as the
+ * toggle of its fold, inside the nearest enclosing element with an id (the tally, not
+ * the summary above it), found again by that id when it too was drawn anew.
  */
 function sameControl(el) {
-  if (el.id) return `#${CSS.escape(el.id)}`;
+  if (el.id) {
+    const id = el.id;
+    return () => document.getElementById(id);
+  }
   const data = Object.entries(el.dataset).map(([k, v]) => `[data-${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${CSS.escape(v)}"]`);
-  if (data.length) return el.tagName.toLowerCase() + data.join("");
-  const parent = el.parentElement;
-  if (el.tagName === "SUMMARY" && parent && parent.id) return `#${CSS.escape(parent.id)} > summary`;
-  return null;
+  let selector = null;
+  if (data.length) selector = el.tagName.toLowerCase() + data.join("");
+  else if (el.tagName === "SUMMARY") selector = ":scope > summary";
+  const scope = el.parentElement && el.parentElement.closest("[id]");
+  if (selector === null || !scope) return null;
+  const scopeId = scope.id;
+  return () => {
+    const within = scope.isConnected ? scope : document.getElementById(scopeId);
+    return within ? within.querySelector(selector) : null;
+  };
 }
 
 let nextFocus = () => null;

@@ -87,7 +87,10 @@ async def test_discards_waiting_together_are_one_commit(any_server: RunningServe
     for seat in discarding:
         mine = await clients[seat].wait_state(lambda v, s=seat: s in v["turn"] and v["legal"])
         template = next(a for a in mine["view"]["legal"] if a["type"] == "discard")
-        sent[seat] = concrete({**template, "min": max(1, template["min"])}, rng)
+        # At least one card where the seat holds one it may discard (a draw off the
+        # stock each), none where every card is a trump (`max` 0: the deal decides).
+        least = min(max(1, template["min"]), template["max"])
+        sent[seat] = concrete({**template, "min": least}, rng)
     before = (await watchers[0].wait_state(lambda v: v["phase"] == "discard"))["seq"]
     # A card seat `wrong` does not hold: refused, and its real discard right behind it.
     wrong = discarding[0]

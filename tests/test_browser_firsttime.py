@@ -99,14 +99,23 @@ class Screens:
         page.set_viewport_size(DESKTOP)
 
 
-PLAYED = """() => [...document.querySelectorAll('#table [data-played]')].map((e) => {
-  const r = e.getBoundingClientRect();
-  return [e.dataset.played, r.left, r.top, r.right, r.bottom];
-})"""
+PLAYED = """async () => {
+  // Where the cards lie, not where a motion takes them for a moment (a card sliding in
+  // from its player crosses the others; the winner pulses larger): the motions of the
+  // trick's cards are waited out first (each lasts well under a second).
+  const cards = () => [...document.querySelectorAll('#table [data-played]')];
+  const running = (e) => e.getAnimations().some((a) => a.playState === 'running');
+  const moving = () => cards().some(running);
+  for (let i = 0; i < 100 && moving(); i++) await new Promise((r) => setTimeout(r, 20));
+  return cards().map((e) => {
+    const r = e.getBoundingClientRect();
+    return [e.dataset.played, r.left, r.top, r.right, r.bottom];
+  });
+}"""
 
 
 def cards_apart(page: Any) -> list[str]:
-    """Trick cards on the table that overlap one another."""
+    """Trick cards on the table that overlap one another, where they come to rest."""
     boxes = page.evaluate(PLAYED)
     bad = []
     for i, a in enumerate(boxes):

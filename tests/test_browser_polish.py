@@ -207,17 +207,31 @@ def test_the_four_colour_deck_is_a_setting_this_browser_keeps(
     assert shot["hand"]
 
 
+AT_REST = """async () => {
+  // The sizes the cards come to rest at, not the scale a motion gives them for a moment
+  // (a card dealt grows from 0.6 of its size; a CI run on a loaded machine measured one
+  // at 33 px): the running motions of these elements are waited out first (each lasts
+  // well under a second).
+  const found = () => [...document.querySelectorAll('#hand button[data-card], #settings .setting')];
+  const running = (e) => e.getAnimations().some((a) => a.playState === 'running');
+  for (let i = 0; i < 100 && found().some(running); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return found().map((e) => {
+    const r = e.getBoundingClientRect();
+    return [e.dataset.card || e.textContent, r.width, r.height];
+  });
+}"""
+"""Each hand card's and each setting's name and size on the screen, once at rest."""
+
+
 def test_cards_are_large_enough_to_tap_on_a_phone(
     pages: PageFactory, server: RunningServer
 ) -> None:
     for variant in ("schmier6", "wisconsin4"):
         page = pages(viewport=PHONE, has_touch=True, is_mobile=True)
         start_game(page, server, variant)
-        sizes = page.eval_on_selector_all(
-            "#hand button[data-card], #settings .setting",
-            "(es) => es.map((e) => { const r = e.getBoundingClientRect();"
-            " return [e.dataset.card || e.textContent, r.width, r.height]; })",
-        )
+        sizes = page.evaluate(AT_REST)
         cards = [s for s in sizes if re.fullmatch(r"[2-9TJQKAX][SHDC12]", s[0])]
         assert len(cards) >= 6, sizes
         for name, width, height in sizes:

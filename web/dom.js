@@ -35,6 +35,23 @@ export function fill(el, ...children) {
   append(el, children);
 }
 
+// What each panel was last drawn from (`alreadyShows`), kept on the element itself.
+const drawings = new WeakMap();
+
+/**
+ * Whether `el` still shows what `key` (a string of what it is drawn from) describes;
+ * if not, `key` is noted as what it is about to show, and the answer is false. Panels
+ * are drawn again only when what they show changes: every move sends a state, and a
+ * panel drawn anew at each would take the keyboard, a selection or a sideways scroll
+ * from the player. The key lives on the element, so a panel made anew (a new frame of
+ * the page) or emptied meanwhile is drawn afresh without anything to reset.
+ */
+export function alreadyShows(el, key) {
+  if (drawings.get(el) === key && el.firstChild) return true;
+  drawings.set(el, key);
+  return false;
+}
+
 function append(el, children) {
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;

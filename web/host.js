@@ -12,7 +12,7 @@
 // reason (someone connects) never throws away what the host is choosing.
 
 import { t } from "./i18n.js";
-import { $, fill, h } from "./dom.js";
+import { $, alreadyShows, fill, h } from "./dom.js";
 import { actionButton } from "./buttons.js";
 import { room, seatName, send } from "./state.js";
 import { amHost, freeButton } from "./seats.js";
@@ -20,8 +20,6 @@ import { seatTitle } from "./bots.js";
 import { ruleField } from "./rulefields.js";
 
 const BETWEEN = new Set(["lobby", "game_over"]);
-
-let setupKey = null; // what the seats-and-rules part was last drawn for
 
 /** The host's panel, after the view was drawn; hidden for everybody else. */
 export function renderHostTools() {
@@ -32,7 +30,6 @@ export function renderHostTools() {
   el.hidden = !host;
   if (!host) {
     fill(el);
-    setupKey = null;
     return;
   }
   let game = $("host-game");
@@ -41,14 +38,10 @@ export function renderHostTools() {
     game = h("div", { id: "host-game", class: "host-game" });
     setup = h("div", { id: "host-setup", class: "host-setup" });
     fill(el, h("h2", {}, t("host.title")), h("p", { class: "muted" }, t("host.help")), game, setup);
-    setupKey = null;
   }
   fill(game, gameControls(v));
   const key = JSON.stringify([v.code, v.phase, v.rules, v.seats.map((s) => [s.kind, s.name, s.bot])]);
-  if (key !== setupKey) {
-    setupKey = key;
-    fill(setup, BETWEEN.has(v.phase) ? [swapForm(v), rulesForm(v)] : []);
-  }
+  if (!alreadyShows(setup, key)) fill(setup, BETWEEN.has(v.phase) ? [swapForm(v), rulesForm(v)] : []);
 }
 
 /** While a game is on: pause or resume, and free the seat of each player offline. */

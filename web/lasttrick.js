@@ -8,13 +8,13 @@
 // (it changes nothing of the room), so it lives here and redraws only `#tricks-bar`.
 
 import { t } from "./i18n.js";
-import { $, fill, h } from "./dom.js";
+import { $, alreadyShows, fill, h } from "./dom.js";
 import { room, seatName } from "./state.js";
 import { trickOf } from "./handparts.js";
 import { HOLD_CHOICES, setTrickHold, trickHoldMs } from "./hold.js";
 import { nextThing } from "./keys.js";
 
-const panel = { open: false, index: null, drawn: "" }; // index null: the newest trick
+const panel = { open: false, index: null }; // index null: the newest trick
 const STEP_ACTION = { "-1": "trick_older", 1: "trick_newer" };
 
 function tricks() {
@@ -57,8 +57,7 @@ export function renderTricksBar() {
   // Drawn again only when it would look different: a choice being made in the panel
   // (the hold time) is not taken away by every new state.
   const drawn = JSON.stringify([panel.open, panel.index, all.length, room.view.seats.map((s) => s.name), t("tricks.show")]);
-  if (drawn === panel.drawn && el.childElementCount) return;
-  panel.drawn = drawn;
+  if (alreadyShows(el, drawn)) return;
   if (el.hidden) {
     fill(el);
     return;

@@ -4,21 +4,17 @@
 // how every table that played the deal did (tables.js), with the way to deal it again.
 
 import { signed, t } from "./i18n.js";
-import { $, fill, h } from "./dom.js";
+import { $, alreadyShows, fill, h } from "./dom.js";
 import { room, seatName, teamLabel } from "./state.js";
 import { tablesPanel } from "./tables.js";
 
 // The tables panel is made once per practice room and kept across renders (it fetches
 // the comparison when made, and holds the focus of its own controls).
 let tables = null;
-// What the body was last drawn from: it is drawn again only when that changes, so that
-// the bots' frames in a practice room leave the keyboard on "Back to the room".
-let bodyFor = null;
 
 /** The panel's place in the room's page (hidden in any room but a practice room). */
 export function practicePanel() {
   tables = null;
-  bodyFor = null;
   return h(
     "section",
     { id: "practice", class: "card-panel practice", "aria-labelledby": "practice-title", hidden: true },
@@ -36,7 +32,6 @@ export function renderPractice() {
     fill($("practice-body"));
     fill($("practice-tables"));
     tables = null;
-    bodyFor = null;
     return;
   }
   const p = v.practice;
@@ -51,8 +46,9 @@ export function renderPractice() {
     fill($("practice-tables"), tables.el);
   }
   const drawnFrom = JSON.stringify([p, scored ? [v.last_hand, v.original, v.seats.map((s) => s.name)] : null]);
-  if (drawnFrom === bodyFor) return;
-  bodyFor = drawnFrom;
+  // Drawn again only when that changes: the bots' frames in a practice room leave the
+  // keyboard on "Back to the room".
+  if (alreadyShows($("practice-body"), drawnFrom)) return;
   fill(
     $("practice-body"),
     h("h2", { id: "practice-title" }, t("practice.title")),

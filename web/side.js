@@ -4,7 +4,7 @@
 // room state.
 
 import { num, t } from "./i18n.js";
-import { $, fill, h } from "./dom.js";
+import { $, alreadyShows, fill, h } from "./dom.js";
 import { actionButton } from "./buttons.js";
 import { getToken, savedName } from "./net.js";
 import { joinSeat } from "./joining.js";
@@ -92,8 +92,6 @@ export function renderJoinError() {
 
 // ---------------------------------------------------------------- invite
 
-let inviteFor = null;
-
 export function renderInvite() {
   const v = room.view;
   const el = $("invite");
@@ -103,8 +101,7 @@ export function renderInvite() {
   // Drawn once for its link (again only in a new frame of the page, after a change of
   // language): people sitting down send frames while someone selects or copies the
   // link, and the field, its selection and "Copied" stay as they are.
-  if (link === inviteFor && el.firstChild) return;
-  inviteFor = link;
+  if (alreadyShows(el, link)) return;
   const input = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": t("invite.link") });
   const copied = h("span", { class: "muted", role: "status" });
   const copy = () => {

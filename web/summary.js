@@ -4,7 +4,7 @@
 // across reloads by state.js).
 
 import { num, signed, t } from "./i18n.js";
-import { $, fill, h } from "./dom.js";
+import { $, alreadyShows, fill, h } from "./dom.js";
 import { room, seatName, sideLabel, teamIndex, teamLabel, teamLetter } from "./state.js";
 import { lastHandTools, openHand } from "./reviewopen.js";
 import { resumeSummaryCoach, summaryCoach } from "./handcoach.js";
@@ -29,7 +29,6 @@ function pointRow(last, p) {
 }
 
 let wasRecent = null; // whether the summary drawn last was of a hand that had just ended
-let summaryFor = null; // what the summary was last drawn from
 
 /**
  * The summary of the last hand, drawn again only when what it says changes: every move
@@ -44,7 +43,6 @@ export function renderSummary() {
   if (!last) {
     fill(el);
     el.hidden = true;
-    summaryFor = null;
     return;
   }
   el.hidden = false;
@@ -53,8 +51,7 @@ export function renderSummary() {
   const recent = ["hand_over", "game_over"].includes(v.phase);
   const drawn = $("hand-summary");
   const key = JSON.stringify([room.code, last, recent, v.scores, v.seats.map((s) => [s.kind, s.name])]);
-  if (drawn && key === summaryFor) return;
-  summaryFor = key;
+  if (alreadyShows(el, key)) return;
   const open = drawn && recent === wasRecent ? drawn.open : recent;
   wasRecent = recent;
   // The game totals in the order of the sides (A, B, C), not the bidder's side first.
@@ -99,8 +96,6 @@ export function coachInReview(n) {
   openHand(n, { coach: true });
 }
 
-let sheetFor = null; // what the sheet was last drawn from
-
 /**
  * The score sheet, drawn again only when a row or a name changes: a phone's player who
  * swiped it sideways to a column, or a keyboard on it, keeps their place while the
@@ -112,8 +107,7 @@ export function renderSheet() {
   const entries = room.sheet.entries;
   const v = room.view;
   const key = JSON.stringify([room.code, entries, v ? v.teams : null, v ? v.seats.map((s) => [s.kind, s.name]) : null]);
-  if (key === sheetFor && el.firstChild) return;
-  sheetFor = key;
+  if (alreadyShows(el, key)) return;
   const heading = h("h2", {}, t("sheet.title"));
   if (!entries.length || !v) {
     fill(el, heading, h("p", { class: "muted" }, t("sheet.empty")));

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from schmier.config import Settings
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     import uvicorn
 
 
@@ -75,6 +77,22 @@ def uvicorn_config(settings: Settings, **overrides: object) -> uvicorn.Config:
     return uvicorn.Config(create_app(settings), **options)  # type: ignore[arg-type]
 
 
+def server(settings: Settings) -> uvicorn.Server:
+    """uvicorn's server, which arms `shutdown.dump_stacks_later` when it is asked to
+    stop: a process that outlives its SIGTERM by that long says where it waits."""
+    import uvicorn
+
+    from schmier import shutdown
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            if not self.should_exit:
+                shutdown.dump_stacks_later()
+            super().handle_exit(sig, frame)
+
+    return Server(uvicorn_config(settings))
+
+
 USAGE = "usage: schmier [migrate | backup FILE]"
 
 
@@ -95,9 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     settings = Settings()
     if not args:
-        import uvicorn
-
-        uvicorn.Server(uvicorn_config(settings)).run()
+        server(settings).run()
     elif args == ["migrate"]:
         asyncio.run(_migrate(settings))
     elif len(args) == 2 and args[0] == "backup":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -33,6 +34,7 @@ from schmier.looplag import LoopLag
 from schmier.metrics import Metrics
 from schmier.rooms import Rooms
 from schmier.rooms.analyses import Analyses
+from schmier.shutdown import Part, stop_in_order
 from schmier.store import RedisStore, RoomStore, open_store
 
 SOCKET_PATH = re.compile(r"/ws/([^/]+)")
@@ -144,19 +146,21 @@ def create_app(settings: Settings | None = None, *, store: RoomStore | None = No
             archiver.start()
             yield
         finally:
-            await lag.aclose()
-            await collector.aclose()
-            await analyses.close()
-            # Stopping the actors frees their leases and tells the instances following
-            # their rooms, which take them over at once (a graceful hand-over).
-            await rooms.stop_all()
-            await archiver.aclose()
-            await database.aclose()
+            began = time.monotonic()
+            parts: list[Part] = [
+                ("loop lag", lag.aclose),
+                ("collector", collector.aclose),
+                ("analyses", analyses.close),
+                *rooms.parts_to_stop(),
+                ("archive", archiver.aclose),
+                ("database", database.aclose),
+            ]
             if node is not None:
-                await node.aclose()
+                parts.append(("cluster", node.aclose))
             if own_store:
-                await the_store.aclose()
-            event("server.stop")
+                parts.append(("store", the_store.aclose))
+            await stop_in_order(parts)
+            event("server.stop", seconds=round(time.monotonic() - began, 2))
 
     app = SchmierApp(
         title="Schmier",

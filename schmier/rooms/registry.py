@@ -23,6 +23,7 @@ from schmier.rooms.archive import Archive
 from schmier.rooms.codes import new_code
 from schmier.rooms.peers import Link, Peer, RoomGone
 from schmier.rooms.record import RoomRecord
+from schmier.shutdown import Part, stop_in_order
 from schmier.store import LeaseLost, RoomStore, StoreError, health_of
 
 RETRIES = 5
@@ -229,13 +230,24 @@ class Rooms:
             return None
         return RoomRecord.from_bytes(stored.snapshot).info(live=False)
 
+    def parts_to_stop(self) -> list[Part]:
+        """What stopping the rooms takes, in order (a graceful shutdown, through
+        `shutdown.stop_in_order`): every actor after its in-flight action (each frees
+        its lease and tells the instances following its room, which take it over at
+        once), then the rooms followed here, then the bot workers."""
+        parts: list[Part] = [("actors", self._stop_actors)]
+        if self.opener is not None:
+            parts.append(("followers", self.opener.close))
+        parts.append(("bot workers", self.pool.close))
+        return parts
+
     async def stop_all(self) -> None:
-        """Stop every actor after its in-flight action (graceful shutdown)."""
+        """Stop every part of `parts_to_stop`."""
+        await stop_in_order(self.parts_to_stop())
+
+    async def _stop_actors(self) -> None:
         self.closing = True
         for task in list(self._loading.values()):
             task.cancel()
         actors = list(self.live.values())
         await asyncio.gather(*(a.stop() for a in actors), return_exceptions=True)
-        if self.opener is not None:
-            await self.opener.close()
-        await self.pool.close()

@@ -24,7 +24,7 @@ import websockets
 from bench.kit.client import Client, ClosedError
 from bench.kit.player import Player
 from bench.kit.servers import LEASE_MS, RunningServer, cluster_env, start_subprocess_server
-from schmier import engine
+from schmier import engine, shutdown
 from schmier.store import RedisStore
 
 __all__ = ["LEASE_MS", "Cluster", "RoamingSeat", "cluster_env", "replay"]
@@ -88,11 +88,18 @@ class Cluster:
         self.servers.pop(name).stop()
 
     async def terminate(self, name: str) -> int:
-        """SIGTERM (a graceful stop, as in a rolling restart); the exit status."""
+        """SIGTERM (a graceful stop, as in a rolling restart); the exit status. An
+        instance still running past its stack dump (`schmier.shutdown`) fails the test
+        with its log: the parts it waited for and where every thread was."""
         process = self._processes.pop(name)
         server = self.servers.pop(name)
         process.send_signal(signal.SIGTERM)
-        status = await asyncio.to_thread(process.wait, 30)
+        try:
+            status = await asyncio.to_thread(process.wait, shutdown.STACKS_AFTER + 15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            log = (self.log_dir / f"{name}.log").read_text(errors="replace")
+            raise AssertionError(f"{name} did not stop after SIGTERM:\n{log[-30_000:]}") from None
         server.stop()
         return status
 

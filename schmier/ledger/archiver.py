@@ -10,6 +10,13 @@ server killed at any point leaves the entry in the outbox, or the game archived 
 entry there: either way the next attempt ends with the game archived exactly once.
 While the database (or the store) does not answer, it waits, longer each time up to
 `MAX_BACKOFF` seconds, and counts each failed attempt.
+
+A stopping server lets the write in hand finish rather than cancel it: a database call
+cut off by a cancellation can leave its connection (with SQLite: a connection holding
+the file's write lock, whose close the cancellation also abandoned) in a state nothing
+cleans up, and every later write waits for it. A server stopped that way once never
+finished stopping (its archive waited for ever). Only a write still unfinished
+`STOP_GRACE` seconds past the final drain is cancelled, as a last resort, and logged.
 """
 
 from __future__ import annotations
@@ -38,6 +45,9 @@ game takes, short enough that a dead instance's claims do not hold the archive u
 MAX_BACKOFF = 8.0
 FINAL_DRAIN = 5.0
 """Seconds a stopping server spends archiving what is still in the outbox."""
+STOP_GRACE = 15.0
+"""Seconds past `FINAL_DRAIN` a write in hand may take before a stopping server gives up
+on it: longer than SQLite's wait for a busy file (10 s, `database.py`)."""
 
 
 class Archiver:
@@ -57,25 +67,37 @@ class Archiver:
         self._metrics = metrics
         self._owner = owner
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+        self._deadline: float | None = None
+        """Set when the server stops: no game is begun past this time (the loop's)."""
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="archiver")
 
     async def aclose(self, drain_seconds: float = FINAL_DRAIN) -> None:
         """Stop; first archive what waits, for a few seconds at most (a server stopped
-        properly leaves nothing behind, which matters most with the memory store)."""
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-        if self._db.ready.is_set() and self._db.up:
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(drain_seconds):
-                    await self.drain()
+        properly leaves nothing behind, which matters most with the memory store). The
+        write in hand is finished, not cancelled (see the module's docstring)."""
+        task = self._task
+        if task is None or task.done():
+            return
+        if not self._db.ready.is_set():
+            # Still waiting for the schema: no database call is in hand to cut off.
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            return
+        self._deadline = asyncio.get_running_loop().time() + drain_seconds
+        self._stopping.set()
+        done, _ = await asyncio.wait({task}, timeout=drain_seconds + STOP_GRACE)
+        if not done:
+            event("archive.stop_cut", logging.WARNING, seconds=drain_seconds + STOP_GRACE)
+            task.cancel()
+            await asyncio.wait({task}, timeout=1)
 
     async def _run(self) -> None:
         await self._db.ready.wait()
         backoff = 0.0
-        while True:
+        while not self._stopping.is_set():
             try:
                 await self.drain()
                 backoff = 0.0
@@ -87,17 +109,29 @@ class Archiver:
                 failure("archive.failed")
                 backoff = MAX_BACKOFF
             await self._stats()
-            await asyncio.sleep(backoff or POLL_SECONDS)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(backoff or POLL_SECONDS):
+                    await self._stopping.wait()
+        # The server stops: what still waits is archived, until the deadline.
+        if self._db.up:
+            with contextlib.suppress(DatabaseUnavailable, StoreError):
+                await self.drain()
+
+    def _past_deadline(self) -> bool:
+        return self._deadline is not None and asyncio.get_running_loop().time() > self._deadline
 
     async def drain(self) -> int:
         """Archive what the outbox holds now; how many games this call wrote. Raises
         `DatabaseUnavailable` or `StoreError` when either does not answer (the entry
-        in hand stays in the outbox)."""
+        in hand stays in the outbox). A stopping server begins no game past its
+        deadline."""
         written = 0
         while True:
             pending = await self._store.outbox_pending(BATCH)
             progressed = False
             for game_id, payload in pending:
+                if self._past_deadline():
+                    return written
                 if not await self._store.outbox_claim(game_id, self._owner, CLAIM_MS):
                     continue
                 progressed = True

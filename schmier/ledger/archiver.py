@@ -114,8 +114,12 @@ class Archiver:
                     await self._stopping.wait()
         # The server stops: what still waits is archived, until the deadline.
         if self._db.up:
-            with contextlib.suppress(DatabaseUnavailable, StoreError):
+            try:
                 await self.drain()
+            except (DatabaseUnavailable, StoreError):
+                pass  # left in the outbox, for the next start or another instance
+            except Exception:
+                failure("archive.failed")
 
     def _past_deadline(self) -> bool:
         return self._deadline is not None and asyncio.get_running_loop().time() > self._deadline

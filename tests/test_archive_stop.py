@@ -15,26 +15,17 @@ from __future__ import annotations
 import asyncio
 import signal
 import sqlite3
-import subprocess
-import time
 from pathlib import Path
 
 import redis.asyncio as aioredis
 
-from schmier import shutdown
 from tests.support.clubs import ClubApi, club_table, play_to_end
-from tests.support.servers import start_subprocess_server
+from tests.support.cluster import cluster_env, stopped
+from tests.support.servers import eventually, start_subprocess_server
 
 
 def stop_reached(log: Path, part: str) -> bool:
     return f"server.stopping part={part}" in log.read_text(errors="replace")
-
-
-async def wait_until(check: object, what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"never {what}"
-        await asyncio.sleep(0.05)
 
 
 async def test_a_stop_finishes_the_archive_write_in_hand(
@@ -43,16 +34,9 @@ async def test_a_stop_finishes_the_archive_write_in_hand(
     database = tmp_path / "archive.db"
     log = tmp_path / "server.log"
     env = {
-        "SCHMIER_REDIS_URL": redis_url,
-        "SCHMIER_REDIS_PREFIX": redis_prefix,
+        **cluster_env(redis_url, redis_prefix, "a"),
         "SCHMIER_DATABASE_URL": f"sqlite+aiosqlite:///{database}",
-        "SCHMIER_BOT_DELAY": "0",
-        "SCHMIER_HAND_PAUSE": "0",
-        "SCHMIER_TRICK_PAUSE": "0",
         "SCHMIER_BOT_WORKERS": "0",
-        "SCHMIER_DEFAULT_BOT": "normal",
-        "SCHMIER_FRAME_RATE": "1000",
-        "SCHMIER_FRAME_BURST": "1000",
         "SCHMIER_LOG_LEVEL": "DEBUG",
     }
     server, process = start_subprocess_server(env, log)
@@ -74,25 +58,20 @@ async def test_a_stop_finishes_the_archive_write_in_hand(
             return bool(await raw_redis.keys(f"{redis_prefix}archive:claim:*"))
 
         # The archive has taken the game on: its write waits for the file now.
-        await wait_until(claimed, "claimed by the archive")
+        await eventually(claimed, timeout=60)
         await asyncio.sleep(0.5)
         process.send_signal(signal.SIGTERM)
 
         async def reached() -> bool:
             return stop_reached(log, "archive")
 
-        await wait_until(reached, "stopping the archive")
+        await eventually(reached, timeout=60)
         await asyncio.sleep(0.5)  # the stop is under way while the write still waits
         assert process.poll() is None, "the stop went past a write that could not be done"
         lock.rollback()
         lock.close()
         lock = None
-        try:
-            status = await asyncio.to_thread(process.wait, shutdown.STACKS_AFTER + 15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            raise AssertionError(log.read_text(errors="replace")[-20_000:]) from None
-        assert status in (0, -signal.SIGTERM)
+        assert await stopped(process, log) in (0, -signal.SIGTERM)
     finally:
         if lock is not None:
             lock.close()

@@ -27,7 +27,19 @@ from bench.kit.servers import LEASE_MS, RunningServer, cluster_env, start_subpro
 from schmier import engine, shutdown
 from schmier.store import RedisStore
 
-__all__ = ["LEASE_MS", "Cluster", "RoamingSeat", "cluster_env", "replay"]
+__all__ = ["LEASE_MS", "Cluster", "RoamingSeat", "cluster_env", "replay", "stopped"]
+
+
+async def stopped(process: subprocess.Popen[bytes], log: Path) -> int:
+    """The exit status of an instance sent SIGTERM. One still running past its stack
+    dump (`schmier.shutdown`) is killed and fails the test with its log: the parts it
+    waited for and where every thread was."""
+    try:
+        return await asyncio.to_thread(process.wait, shutdown.STACKS_AFTER + 15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        text = log.read_text(errors="replace")
+        raise AssertionError(f"did not stop after SIGTERM:\n{text[-30_000:]}") from None
 
 
 def start_logged_server(
@@ -88,18 +100,12 @@ class Cluster:
         self.servers.pop(name).stop()
 
     async def terminate(self, name: str) -> int:
-        """SIGTERM (a graceful stop, as in a rolling restart); the exit status. An
-        instance still running past its stack dump (`schmier.shutdown`) fails the test
-        with its log: the parts it waited for and where every thread was."""
+        """SIGTERM (a graceful stop, as in a rolling restart); the exit status (see
+        `stopped`)."""
         process = self._processes.pop(name)
         server = self.servers.pop(name)
         process.send_signal(signal.SIGTERM)
-        try:
-            status = await asyncio.to_thread(process.wait, shutdown.STACKS_AFTER + 15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            log = (self.log_dir / f"{name}.log").read_text(errors="replace")
-            raise AssertionError(f"{name} did not stop after SIGTERM:\n{log[-30_000:]}") from None
+        status = await stopped(process, self.log_dir / f"{name}.log")
         server.stop()
         return status
 

@@ -10,7 +10,7 @@ import { gameLabel, gameOf, games } from "./games.js";
 import { useDeck } from "./cardface.js";
 import { checkRecord } from "./fairness.js";
 import { openReviewDialog } from "./review.js";
-import { clubApi, clubEntry, readKey } from "./clubkeys.js";
+import { clubApi, clubEntry, loadInto, readKey } from "./clubkeys.js";
 import { confirmButton, playerName, when } from "./clubwords.js";
 import { save } from "./clubstats.js";
 
@@ -59,32 +59,14 @@ export function archivePanel(code, club) {
   );
 }
 
-/** The filters each list asked with last: an answer to older filters that arrives late
- * is dropped rather than drawn over the newer one. */
-const asked = new WeakMap();
-
-async function load(code, club, list, filters) {
+function load(code, club, list, filters) {
   const query = new URLSearchParams({ limit: String(PAGE) });
   for (const [k, v] of Object.entries(filters)) if (v) query.set(k, k === "before" ? `${v}T23:59:59.999` : v);
-  const ask = {};
-  asked.set(list, ask);
-  let res;
-  try {
-    res = await clubApi("GET", `/api/clubs/${encodeURIComponent(code)}/games?${query}`, readKey(code));
-  } catch {
-    if (asked.get(list) === ask) fill(list, h("p", { class: "form-status" }, t("err.network")));
-    return;
-  }
-  if (asked.get(list) !== ask) return;
-  if (res.status !== 200) {
-    fill(list, h("p", { class: "form-status" }, t(res.status === 503 ? "club.err.unavailable" : "err.network")));
-    return;
-  }
-  if (!res.data.length) {
-    fill(list, h("p", { class: "muted", dataset: { archive: "empty" } }, t("club.no_games")));
-    return;
-  }
-  fill(list, h("ol", { class: "games" }, res.data.map((game) => gameItem(code, club, game))));
+  return loadInto(list, code, `/games?${query}`, (games) =>
+    games.length
+      ? h("ol", { class: "games" }, games.map((game) => gameItem(code, club, game)))
+      : h("p", { class: "muted", dataset: { archive: "empty" } }, t("club.no_games")),
+  );
 }
 
 function gameItem(code, club, game) {

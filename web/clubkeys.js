@@ -7,6 +7,9 @@
 // Rooms a club page listed or made are remembered ("schmier.clubrooms": {room: club}),
 // so that taking a seat there sits the member down under the club's name.
 
+import { t } from "./i18n.js";
+import { fill, h } from "./dom.js";
+
 const CLUBS_KEY = "schmier.clubs";
 const ROOMS_KEY = "schmier.clubrooms";
 const ROOMS_KEPT = 200;
@@ -90,6 +93,33 @@ export async function clubApi(method, path, key, body) {
     data = null;
   }
   return { status: res.status, data };
+}
+
+/** The request each panel made last: an answer to an older one (other filters, another
+ * game) that arrives late is dropped rather than drawn over the newer one. */
+const asked = new WeakMap();
+
+/** GET `path` of club `code` with this browser's key and draw the answer into `panel`
+ * with `draw(data)`, or a short message when it fails. The panel is `aria-busy` while
+ * its newest request is out, so assistive technology (and the tests) know when what it
+ * shows is settled. */
+export async function loadInto(panel, code, path, draw) {
+  const ask = {};
+  asked.set(panel, ask);
+  panel.setAttribute("aria-busy", "true");
+  let res = null;
+  try {
+    res = await clubApi("GET", `/api/clubs/${encodeURIComponent(code)}${path}`, readKey(code));
+  } catch {
+    // drawn below as a network failure
+  }
+  if (asked.get(panel) !== ask) return;
+  panel.removeAttribute("aria-busy");
+  if (res?.status === 200) {
+    fill(panel, draw(res.data));
+    return;
+  }
+  fill(panel, h("p", { class: "form-status" }, t(res?.status === 503 ? "club.err.unavailable" : "err.network")));
 }
 
 /** Read the key a link carried in its fragment (#key=… or #admin=…), keep it, and take

@@ -2,9 +2,9 @@
 // their rating, the rating chart, partnerships and head to head, and the CSV.
 
 import { num, t } from "./i18n.js";
-import { fill, h } from "./dom.js";
+import { h } from "./dom.js";
 import { gameLabel, games } from "./games.js";
-import { clubApi, readKey } from "./clubkeys.js";
+import { clubApi, loadInto, readKey } from "./clubkeys.js";
 import { playerName } from "./clubwords.js";
 import { ratingChart } from "./ratingchart.js";
 
@@ -59,26 +59,8 @@ export function standingsPanel(code) {
   );
 }
 
-/** The game each panel asked for last: an answer for a game picked before it (one that
- * arrives late) is dropped rather than drawn over the newer one. */
-const asked = new WeakMap();
-
-async function load(code, variant, body) {
-  const ask = {};
-  asked.set(body, ask);
-  let res;
-  try {
-    res = await clubApi("GET", `/api/clubs/${encodeURIComponent(code)}/standings?variant=${variant}`, readKey(code));
-  } catch {
-    if (asked.get(body) === ask) fill(body, h("p", { class: "form-status" }, t("err.network")));
-    return;
-  }
-  if (asked.get(body) !== ask) return;
-  if (res.status !== 200) {
-    fill(body, h("p", { class: "form-status" }, t(res.status === 503 ? "club.err.unavailable" : "err.network")));
-    return;
-  }
-  fill(body, standingsView(res.data));
+function load(code, variant, body) {
+  return loadInto(body, code, `/standings?variant=${variant}`, standingsView);
 }
 
 function standingsView(data) {

@@ -71,6 +71,21 @@ async def stop_in_order(parts: Sequence[Part], still_waiting: float = STILL_WAIT
             event("server.stop_slow", logging.WARNING, part=name, seconds=round(took, 1))
 
 
+async def finish_or_cut(task: asyncio.Task[Any], seconds: float, cut: str) -> None:
+    """Give `task` (already told to stop) `seconds` to finish on its own, then cancel it
+    and log `cut` (a warning).
+
+    Why not cancel at once: a database call cut off by a cancellation can leave its
+    connection in a state nothing cleans up (with SQLite and aiosqlite: the file's write
+    lock held, the connection's close abandoned), so that the task, or the stop waiting
+    for it, never ends. A call in hand is let finish; cancelling is the last resort."""
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        event(cut, logging.WARNING, seconds=seconds)
+        task.cancel()
+        await asyncio.wait({task}, timeout=1)
+
+
 def tasks_waiting() -> str:
     """Where each task of the running loop waits: its name, then each coroutine it
     awaits in turn (`file:line function`, the file as `package/module.py`), down to

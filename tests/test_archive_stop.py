@@ -1,5 +1,6 @@
-"""A server stopped (SIGTERM) while its archive writes a game finishes that write and
-exits: the write is not cut off by a cancellation.
+"""A server stopped (SIGTERM) while its archive writes a game, or while it migrates the
+archive's schema at start-up, finishes that write and exits: the database call in hand
+is not cut off by a cancellation.
 
 Why a test of its own: a cancellation in the middle of a SQLite write left the
 connection holding the file's write lock with its close abandoned, the archive's task
@@ -7,7 +8,7 @@ went on (the cancellation was lost on the way) and the stop waited for it for ev
 rolling-restart test once saw an instance outlive its SIGTERM that way). Here the test
 holds the file's write lock itself while a game ends, so that the archive's write of it
 waits for the file when the stop begins; the lock is let go only once the stop has
-reached the archive.
+reached the archive (or the database, for the migration).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import sqlite3
 from pathlib import Path
 
 import redis.asyncio as aioredis
+from alembic.script import ScriptDirectory
 
+from schmier.ledger.database import VERSION_TABLE, alembic_config
 from tests.support.clubs import ClubApi, club_table, play_to_end
 from tests.support.cluster import cluster_env, stopped
 from tests.support.servers import eventually, start_subprocess_server
@@ -84,3 +87,49 @@ async def test_a_stop_finishes_the_archive_write_in_hand(
     assert [room_code for room_code, _ in rows] == [room], text[-5000:]
     assert "server.stop " in text or "server.stop seconds=" in text
     assert final["winners"]
+
+
+async def test_a_stop_finishes_the_migration_in_hand(
+    redis_url: str, redis_prefix: str, tmp_path: Path
+) -> None:
+    database = tmp_path / "archive.db"
+    log = tmp_path / "server.log"
+    # The test holds the new file's write lock: the start-up migration waits for it.
+    lock = sqlite3.connect(database, timeout=0, isolation_level=None)
+    lock.execute("PRAGMA journal_mode=WAL")
+    lock.execute("BEGIN IMMEDIATE")
+    env = {
+        **cluster_env(redis_url, redis_prefix, "a"),
+        "SCHMIER_DATABASE_URL": f"sqlite+aiosqlite:///{database}",
+        "SCHMIER_BOT_WORKERS": "0",
+        "SCHMIER_LOG_LEVEL": "DEBUG",
+    }
+    server, process = start_subprocess_server(env, log)  # it answers: the migration waits
+    locked = True
+    try:
+        process.send_signal(signal.SIGTERM)
+
+        async def reached() -> bool:
+            return stop_reached(log, "database")
+
+        await eventually(reached, timeout=60)
+        await asyncio.sleep(0.5)
+        assert process.poll() is None, "the stop went past a migration that could not run"
+        text = log.read_text(errors="replace")
+        # SQLite gives up on a busy file after 10 s: the migration must still be in hand.
+        assert "archive.migrate_waiting" not in text, "too slow a start to test the stop"
+        lock.rollback()
+        lock.close()
+        locked = False
+        assert await stopped(process, log) in (0, -signal.SIGTERM)
+    finally:
+        if locked:
+            lock.close()
+        server.stop()
+    text = log.read_text(errors="replace")
+    assert "archive.migrate_cut" not in text
+    assert "archive.ready" in text, text[-5000:]
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    with sqlite3.connect(database) as archive:
+        versions = archive.execute(f"SELECT version_num FROM {VERSION_TABLE}").fetchall()
+    assert versions == [(head,)]

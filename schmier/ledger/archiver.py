@@ -31,10 +31,11 @@ import orjson
 
 from schmier.ledger import games
 from schmier.ledger.build import IncompleteGame, archived_game
-from schmier.ledger.database import Database, DatabaseUnavailable
+from schmier.ledger.database import STOP_GRACE, Database, DatabaseUnavailable
 from schmier.logs import event, failure
 from schmier.metrics import Metrics
 from schmier.rooms.archive import Archive
+from schmier.shutdown import finish_or_cut
 from schmier.store import RoomStore, StoreError
 
 POLL_SECONDS = 0.5
@@ -45,9 +46,6 @@ game takes, short enough that a dead instance's claims do not hold the archive u
 MAX_BACKOFF = 8.0
 FINAL_DRAIN = 5.0
 """Seconds a stopping server spends archiving what is still in the outbox."""
-STOP_GRACE = 15.0
-"""Seconds past `FINAL_DRAIN` a write in hand may take before a stopping server gives up
-on it: longer than SQLite's wait for a busy file (10 s, `database.py`)."""
 
 
 class Archiver:
@@ -88,11 +86,7 @@ class Archiver:
             return
         self._deadline = asyncio.get_running_loop().time() + drain_seconds
         self._stopping.set()
-        done, _ = await asyncio.wait({task}, timeout=drain_seconds + STOP_GRACE)
-        if not done:
-            event("archive.stop_cut", logging.WARNING, seconds=drain_seconds + STOP_GRACE)
-            task.cancel()
-            await asyncio.wait({task}, timeout=1)
+        await finish_or_cut(task, drain_seconds + STOP_GRACE, "archive.stop_cut")
 
     async def _run(self) -> None:
         await self._db.ready.wait()

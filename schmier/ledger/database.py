@@ -31,6 +31,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from schmier.logs import event, failure
+from schmier.shutdown import finish_or_cut
 
 VERSION_TABLE = "schmier_schema_version"
 """Alembic's record of the schema's version (not `alembic_version`, so that the archive
@@ -41,6 +42,11 @@ MIGRATION_LOCK = 36_036_036
 
 RETRY_SECONDS = (0.5, 1.0, 2.0, 5.0)
 """Waits between attempts to migrate a database that does not answer (then the last)."""
+
+STOP_GRACE = 15.0
+"""Seconds a stopping server lets a database call in hand (a migration, an archive
+write) take before it cancels it: longer than SQLite's wait for a busy file (10 s,
+`_sqlite_pragmas`). Cancelling is the last resort (`shutdown.finish_or_cut`)."""
 
 
 class DatabaseUnavailable(Exception):
@@ -112,6 +118,7 @@ class Database:
         self.up = True
         """Whether the last use of the database worked (logged once each way)."""
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     @property
     def where(self) -> str:
@@ -187,7 +194,7 @@ class Database:
 
     async def _migrate_until_done(self) -> None:
         attempt = 0
-        while True:
+        while not self._stopping.is_set():
             try:
                 await self.migrate()
             except DatabaseUnavailable as exc:
@@ -195,20 +202,29 @@ class Database:
                     event("archive.migrate_waiting", logging.WARNING, database=self.where,
                           error=type(exc.__cause__).__name__)  # fmt: skip
                 attempt += 1
-                await asyncio.sleep(RETRY_SECONDS[min(attempt, len(RETRY_SECONDS)) - 1])
+                await self._pause(RETRY_SECONDS[min(attempt, len(RETRY_SECONDS)) - 1])
                 continue
             except Exception:
                 # Not an outage (a migration that cannot run on this database): loud,
                 # and tried again now and then rather than never.
                 failure("archive.migrate_failed", database=self.where)
-                await asyncio.sleep(RETRY_SECONDS[-1] * 6)
+                await self._pause(RETRY_SECONDS[-1] * 6)
                 continue
             event("archive.ready", database=self.where)
             return
 
+    async def _pause(self, seconds: float) -> None:
+        """Wait `seconds` before the next attempt, or until the server stops."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._stopping.wait()
+
     async def aclose(self) -> None:
-        """Stop migrating and close every connection."""
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        """Stop migrating and close every connection. A migration in hand is finished,
+        not cancelled (a stop in the first seconds after an upgrade); no new attempt
+        begins."""
+        task = self._task
+        if task is not None and not task.done():
+            self._stopping.set()
+            await finish_or_cut(task, STOP_GRACE, "archive.migrate_cut")
         await self.engine.dispose()

@@ -60,7 +60,6 @@ function use(code) {
   plurals = new Intl.PluralRules(code);
   numbers = new Intl.NumberFormat(code);
   signedNumbers = new Intl.NumberFormat(code, { signDisplay: "exceptZero" });
-  document.documentElement.lang = code;
 }
 
 /** Load the list of languages, English and the language to show; call once at start. */

@@ -48,6 +48,9 @@ export function shell(...main) {
   // contract and "Connection lost" stay in sight however far the page is scrolled.
   const top = h("div", { class: "top", id: "top" }, header, banner);
   document.body.replaceChildren(top, toast, ...main);
+  // The page's language changes with what it shows, not before: a rules page waits
+  // for its words (i18n.loadHelp) after the language is chosen.
+  document.documentElement.lang = currentLanguage();
 }
 
 const BANNER = { reconnecting: "reconnecting", storage: "err.store_unreachable", offline: "offline.banner" };

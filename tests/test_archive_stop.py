@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import redis.asyncio as aioredis
@@ -27,8 +28,40 @@ from tests.support.cluster import cluster_env, stopped
 from tests.support.servers import eventually, start_subprocess_server
 
 
-def stop_reached(log: Path, part: str) -> bool:
-    return f"server.stopping part={part}" in log.read_text(errors="replace")
+def archive_env(redis_url: str, redis_prefix: str, database: Path) -> dict[str, str]:
+    """An instance with a SQLite archive in `database` that logs each part it stops."""
+    return {
+        **cluster_env(redis_url, redis_prefix, "a"),
+        "SCHMIER_DATABASE_URL": f"sqlite+aiosqlite:///{database}",
+        "SCHMIER_BOT_WORKERS": "0",
+        "SCHMIER_LOG_LEVEL": "DEBUG",
+    }
+
+
+def write_lock(database: Path) -> sqlite3.Connection:
+    """A connection holding `database`'s write lock (until rolled back or closed)."""
+    lock = sqlite3.connect(database, timeout=0, isolation_level=None)
+    lock.execute("PRAGMA journal_mode=WAL")
+    lock.execute("BEGIN IMMEDIATE")
+    return lock
+
+
+async def stop_while_it_waits(
+    process: subprocess.Popen[bytes], log: Path, part: str, lock: sqlite3.Connection
+) -> int:
+    """SIGTERM the instance; once its stop has reached `part`, whose database call waits
+    for the file, check that the stop waits too, and only then let the lock go. The
+    exit status."""
+    process.send_signal(signal.SIGTERM)
+
+    async def reached() -> bool:
+        return f"server.stopping part={part}" in log.read_text(errors="replace")
+
+    await eventually(reached, timeout=60)
+    await asyncio.sleep(0.5)  # the stop is under way while the call still waits
+    assert process.poll() is None, f"the stop went past the {part}'s call, which could not end"
+    lock.rollback()
+    return await stopped(process, log)
 
 
 async def test_a_stop_finishes_the_archive_write_in_hand(
@@ -36,13 +69,7 @@ async def test_a_stop_finishes_the_archive_write_in_hand(
 ) -> None:
     database = tmp_path / "archive.db"
     log = tmp_path / "server.log"
-    env = {
-        **cluster_env(redis_url, redis_prefix, "a"),
-        "SCHMIER_DATABASE_URL": f"sqlite+aiosqlite:///{database}",
-        "SCHMIER_BOT_WORKERS": "0",
-        "SCHMIER_LOG_LEVEL": "DEBUG",
-    }
-    server, process = start_subprocess_server(env, log)
+    server, process = start_subprocess_server(archive_env(redis_url, redis_prefix, database), log)
     lock = None
     try:
         api = ClubApi(server)
@@ -51,8 +78,7 @@ async def test_a_stop_finishes_the_archive_write_in_hand(
         room = await api.room(club, key, "wisconsin4", {"target": 5})
         table = await club_table(server, room, {0: key}, "wisconsin4")
         # The test takes the file's write lock: the game's write will wait for it.
-        lock = sqlite3.connect(database, timeout=0, isolation_level=None)
-        lock.execute("BEGIN IMMEDIATE")
+        lock = write_lock(database)
         final = await play_to_end(table, "stopped")
         for client in table.values():
             await client.close()
@@ -63,18 +89,7 @@ async def test_a_stop_finishes_the_archive_write_in_hand(
         # The archive has taken the game on: its write waits for the file now.
         await eventually(claimed, timeout=60)
         await asyncio.sleep(0.5)
-        process.send_signal(signal.SIGTERM)
-
-        async def reached() -> bool:
-            return stop_reached(log, "archive")
-
-        await eventually(reached, timeout=60)
-        await asyncio.sleep(0.5)  # the stop is under way while the write still waits
-        assert process.poll() is None, "the stop went past a write that could not be done"
-        lock.rollback()
-        lock.close()
-        lock = None
-        assert await stopped(process, log) in (0, -signal.SIGTERM)
+        assert await stop_while_it_waits(process, log, "archive", lock) in (0, -signal.SIGTERM)
     finally:
         if lock is not None:
             lock.close()
@@ -95,38 +110,17 @@ async def test_a_stop_finishes_the_migration_in_hand(
     database = tmp_path / "archive.db"
     log = tmp_path / "server.log"
     # The test holds the new file's write lock: the start-up migration waits for it.
-    lock = sqlite3.connect(database, timeout=0, isolation_level=None)
-    lock.execute("PRAGMA journal_mode=WAL")
-    lock.execute("BEGIN IMMEDIATE")
-    env = {
-        **cluster_env(redis_url, redis_prefix, "a"),
-        "SCHMIER_DATABASE_URL": f"sqlite+aiosqlite:///{database}",
-        "SCHMIER_BOT_WORKERS": "0",
-        "SCHMIER_LOG_LEVEL": "DEBUG",
-    }
+    lock = write_lock(database)
+    env = archive_env(redis_url, redis_prefix, database)
     server, process = start_subprocess_server(env, log)  # it answers: the migration waits
-    locked = True
     try:
-        process.send_signal(signal.SIGTERM)
-
-        async def reached() -> bool:
-            return stop_reached(log, "database")
-
-        await eventually(reached, timeout=60)
-        await asyncio.sleep(0.5)
-        assert process.poll() is None, "the stop went past a migration that could not run"
-        text = log.read_text(errors="replace")
-        # SQLite gives up on a busy file after 10 s: the migration must still be in hand.
-        assert "archive.migrate_waiting" not in text, "too slow a start to test the stop"
-        lock.rollback()
-        lock.close()
-        locked = False
-        assert await stopped(process, log) in (0, -signal.SIGTERM)
+        assert await stop_while_it_waits(process, log, "database", lock) in (0, -signal.SIGTERM)
     finally:
-        if locked:
-            lock.close()
+        lock.close()
         server.stop()
     text = log.read_text(errors="replace")
+    # SQLite gives up on a busy file after 10 s: the migration must have been in hand.
+    assert "archive.migrate_waiting" not in text, "too slow a start to test the stop"
     assert "archive.migrate_cut" not in text
     assert "archive.ready" in text, text[-5000:]
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()

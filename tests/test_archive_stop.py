@@ -9,11 +9,15 @@ rolling-restart test once saw an instance outlive its SIGTERM that way). Here th
 holds the file's write lock itself while a game ends, so that the archive's write of it
 waits for the file when the stop begins; the lock is let go only once the stop has
 reached the archive (or the database, for the migration).
+
+A server whose migration has not begun, because another process migrates the same
+SQLite file, stops at once: the wait for that process's lock is not a call in hand.
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import signal
 import sqlite3
 import subprocess
@@ -127,3 +131,29 @@ async def test_a_stop_finishes_the_migration_in_hand(
     with sqlite3.connect(database) as archive:
         versions = archive.execute(f"SELECT version_num FROM {VERSION_TABLE}").fetchall()
     assert versions == [(head,)]
+
+
+async def test_a_stop_ends_the_wait_for_another_process_migration(
+    redis_url: str, redis_prefix: str, tmp_path: Path
+) -> None:
+    database = tmp_path / "archive.db"
+    log = tmp_path / "server.log"
+    # The test is the other process: it holds the file's migration lock, for ever.
+    with (tmp_path / "archive.db.migrate-lock").open("ab") as other:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        env = archive_env(redis_url, redis_prefix, database)
+        server, process = start_subprocess_server(env, log)
+        try:
+
+            async def queued() -> bool:
+                return "archive.migrate_queued" in log.read_text(errors="replace")
+
+            await eventually(queued, timeout=60)
+            process.send_signal(signal.SIGTERM)
+            # While the lock is still held: a wait in a thread kept the process alive.
+            assert await stopped(process, log) in (0, -signal.SIGTERM)
+        finally:
+            server.stop()
+    text = log.read_text(errors="replace")
+    assert "archive.migrate_cut" not in text  # nothing was in hand to cut
+    assert "archive.ready" not in text, text[-5000:]

@@ -5,6 +5,7 @@ however many writers, and the backups the docs describe restore every game."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import sqlite3
 import subprocess
@@ -115,6 +116,31 @@ async def test_a_game_is_written_once(archive: dict[str, Any]) -> None:
     finally:
         await first.aclose()
         await second.aclose()
+
+
+async def test_sqlite_migrations_take_turns(tmp_path: Path) -> None:
+    """Two processes on one SQLite file migrate one after the other (a lock file), and
+    one that waits for its turn has touched nothing yet."""
+    url = database_url(None, str(tmp_path / "data"))
+    database = Database(url)
+    lock_file = Path(f"{sa.make_url(url).database}.migrate-lock")
+    try:
+        # The other process (an open file of its own: flock locks belong to it).
+        with lock_file.open("ab") as other:
+            fcntl.flock(other, fcntl.LOCK_EX)
+            waiting = asyncio.create_task(database.migrate())
+            await asyncio.sleep(0.5)
+            assert not waiting.done()
+            async with database.begin() as conn:
+                tables = await conn.run_sync(lambda sync: sa.inspect(sync).get_table_names())
+            assert tables == []
+        await asyncio.wait_for(waiting, 60)  # its turn came when the other let go
+        assert database.ready.is_set()
+        async with database.begin() as conn:
+            version = await conn.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}"))
+            assert len(version.all()) == 1
+    finally:
+        await database.aclose()
 
 
 async def test_sqlite_online_backup_while_writing(tmp_path: Path) -> None:

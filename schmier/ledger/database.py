@@ -71,12 +71,21 @@ def _upgrade(connection: sa.Connection, target: str) -> None:
     command.upgrade(config, target)
 
 
-def _lock_file(path: Path) -> IO[bytes]:
-    """An exclusive lock on `path` (made if missing), held until the file is closed;
-    waits (in a thread) while another process holds it."""
-    handle = path.open("ab")
-    fcntl.flock(handle, fcntl.LOCK_EX)
-    return handle
+LOCK_POLL_SECONDS = 0.1
+"""How often a migration waiting for another process's file lock tries it again."""
+
+
+class _Stopped(Exception):
+    """The server stopped while the migration waited for its turn: it never began."""
+
+
+def _try_lock(handle: IO[bytes]) -> bool:
+    """Take the exclusive lock on `handle`'s file if no other process holds it."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -168,15 +177,28 @@ class Database:
 
     @asynccontextmanager
     async def _migration_lock(self) -> AsyncIterator[None]:
+        """On a SQLite file, an exclusive lock on `<file>.migrate-lock` for the block.
+
+        Tried again every `LOCK_POLL_SECONDS` on the event loop, not awaited in a
+        thread: a thread blocked in `flock` can be neither cancelled nor told about a
+        stop, so a server stopped while another process migrated waited out the whole
+        `STOP_GRACE` and then cut the task. A stop ends the wait at once (`_Stopped`):
+        the migration had not begun."""
         database = make_url(self.url).database
         if self.dialect != "sqlite" or not database or database == ":memory:":
             yield
             return
-        handle = await asyncio.to_thread(_lock_file, Path(f"{database}.migrate-lock"))
-        try:
+        path = Path(f"{database}.migrate-lock")
+        with path.open("ab") as handle:  # closing the file lets the lock go
+            waiting = False
+            while not _try_lock(handle):
+                if not waiting:
+                    waiting = True
+                    event("archive.migrate_queued", database=self.where, lock=str(path))
+                await self._pause(LOCK_POLL_SECONDS)
+                if self._stopping.is_set():
+                    raise _Stopped
             yield
-        finally:
-            handle.close()
 
     def start(self) -> None:
         """Migrate in the background, trying again while the database does not answer:
@@ -197,6 +219,8 @@ class Database:
         while not self._stopping.is_set():
             try:
                 await self.migrate()
+            except _Stopped:
+                return
             except DatabaseUnavailable as exc:
                 if attempt == 0:
                     event("archive.migrate_waiting", logging.WARNING, database=self.where,

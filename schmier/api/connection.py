@@ -33,6 +33,10 @@ import random
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+#: The first pings' spread, drawn apart from the global `random` module: the server does
+#: not move a state that an embedding program or a test may have seeded.
+_SPREAD = random.Random()
+
 
 class Connection(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol, its first ping at a random point of the interval,
@@ -45,5 +49,5 @@ class Connection(WebSocketsSansIOProtocol):
             del self.request, self.response
         interval = self.ping_interval
         if interval is not None and interval > 0:
-            delay = interval * (1.0 - random.random())  # in (0, interval]
+            delay = interval * (1.0 - _SPREAD.random())  # in (0, interval]
             self.ping_timer = self.loop.call_later(delay, self.send_keepalive_ping)

@@ -77,6 +77,11 @@ FAST: dict[str, Any] = {
     "room_hint_rate": 1000.0,
     "club_rate": 10_000,
     "log_level": "WARNING",
+    # uvicorn draws each keepalive ping's payload from the global `random` module, in
+    # the server's thread; Hypothesis takes a change of that state while it draws an
+    # example for a strategy's use of `random` (a deprecation warning). The tests of
+    # keepalive and of dead sockets set their own interval.
+    "ws_ping_interval": 3600.0,
 }
 """Settings of the `server` fixture: no delays, limits out of the way."""
 

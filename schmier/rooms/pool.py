@@ -31,6 +31,7 @@ import asyncio
 import contextlib
 import heapq
 import itertools
+import logging
 import multiprocessing
 import os
 import random
@@ -73,6 +74,22 @@ def work(policy: str, view: dict[str, Any], seed: int, ratio: float = 1.0) -> An
 
 #: How often a worker looks whether the server that started it is still there.
 PARENT_CHECK_SECONDS = 0.5
+
+CLOSE_GRACE = 5.0
+"""Seconds a stopping server waits for the decisions its workers have in hand before
+it ends the worker processes (`Pool.close`)."""
+
+
+def end_workers() -> int:
+    """End (SIGTERM) every worker process this process started; how many there were.
+
+    The pool's workers are this process's only `multiprocessing` children (a server
+    starts none other), so no private attribute of the executor is needed to find them.
+    Their executor sees them gone and fails what they had in hand."""
+    children = multiprocessing.active_children()
+    for child in children:
+        child.terminate()
+    return len(children)
 
 
 def start_worker(nice: int, server: int) -> None:
@@ -342,13 +359,30 @@ class Pool:
         executor.shutdown(wait=False, cancel_futures=True)
         event("bots.pool_rebuilt", workers=self.workers)
 
-    async def close(self) -> None:
-        """Stop the workers (the rooms have stopped first); decisions queued are dropped."""
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
+        """Stop the workers (the rooms have stopped first); decisions queued are dropped.
+
+        The decisions the workers have in hand get `grace` seconds to end; worker
+        processes still busy after that are ended (`bots.workers_ended`, a warning),
+        since nobody waits for their answers any more. Why not wait for them: a
+        decision takes well under a second, but an analysis's runs at `SCHED_IDLE`,
+        and on a host whose cores other programs keep busy it got no CPU for minutes,
+        with the stop waiting for it. A pool without processes (0 workers) can only
+        wait: a thread cannot be ended."""
         with self._lock:
             self._closed = True
             executor, self._executor = self._executor, None
             waiting, self._waiting = self._waiting, []
         for ticket in waiting:
             ticket.future.cancel()
-        if executor is not None:
-            await asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
+        if executor is None:
+            return
+        shutdown = asyncio.ensure_future(
+            asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
+        )
+        if isinstance(executor, ProcessPoolExecutor):
+            _, pending = await asyncio.wait({shutdown}, timeout=grace)
+            if pending:
+                ended = end_workers()
+                event("bots.workers_ended", logging.WARNING, processes=ended, grace=grace)
+        await shutdown

@@ -1,0 +1,66 @@
+"""A stopping server does not wait for ever for the decisions its workers have in hand.
+
+Why: an analysis's decision runs at `SCHED_IDLE` (schmier/rooms/pool.py), and on a host
+whose cores other programs keep busy it got no CPU for minutes; the stop's "bot workers"
+part waited for it (a test run with two busy processes on two cores saw a server's stop
+take 220 s, in the pool without processes that most tests use). `Pool.close` gives the
+decisions in hand a grace, then ends the worker processes.
+Here the decision in hand is a job that sleeps far longer than the grace and leaves a
+file behind when it ends: after `close`, the job must have been stopped before it ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schmier.rooms.pool import Pool, Priority
+
+
+def long_decision(started: str, ended: str, seconds: float) -> dict[str, Any]:
+    """A job of a worker: says it began, takes `seconds`, says it ended."""
+    Path(started).touch()
+    time.sleep(seconds)
+    Path(ended).touch()
+    return {}
+
+
+async def _until(check: Any, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "the worker never began the job"
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("priority", [Priority.ANALYSIS, Priority.MOVE])
+async def test_close_ends_workers_whose_decision_outlasts_the_grace(
+    tmp_path: Path, priority: Priority
+) -> None:
+    started, ended = tmp_path / "started", tmp_path / "ended"
+    pool = Pool(1)
+    job = pool.call(long_decision, (str(started), str(ended), 120.0), priority)
+    try:
+        await _until(started.exists, 60)
+        await pool.close(grace=1.0)
+        assert not ended.exists(), "the stop waited for the decision in hand"
+        assert multiprocessing.active_children() == []
+        with pytest.raises(Exception):  # noqa: B017 - whatever the broken pool says
+            job.result(timeout=10)
+    finally:
+        for child in multiprocessing.active_children():
+            child.kill()
+
+
+async def test_close_lets_a_decision_within_the_grace_finish(tmp_path: Path) -> None:
+    started, ended = tmp_path / "started", tmp_path / "ended"
+    pool = Pool(1)
+    job = pool.call(long_decision, (str(started), str(ended), 0.5), Priority.ANALYSIS)
+    await _until(started.exists, 60)
+    await pool.close(grace=60.0)
+    assert ended.exists()
+    assert job.result(timeout=10) == {}

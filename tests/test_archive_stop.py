@@ -150,7 +150,8 @@ async def test_a_stop_ends_the_wait_for_another_process_migration(
 
             await eventually(queued, timeout=60)
             process.send_signal(signal.SIGTERM)
-            # While the lock is still held: a wait in a thread kept the process alive.
+            # While the lock is still held: a wait in a thread held the stop for the whole
+            # grace, then was cut.
             assert await stopped(process, log) in (0, -signal.SIGTERM)
         finally:
             server.stop()

@@ -11,15 +11,25 @@ file behind when it ends: after `close`, the job must have been stopped before i
 
 from __future__ import annotations
 
-import asyncio
 import multiprocessing
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from schmier.rooms.pool import Pool, Priority
+from tests.support.servers import eventually
+
+
+def began(path: Path) -> Callable[[], Awaitable[bool]]:
+    """Whether the worker has begun the job (for `eventually`)."""
+
+    async def check() -> bool:
+        return path.exists()
+
+    return check
 
 
 def long_decision(started: str, ended: str, seconds: float) -> dict[str, Any]:
@@ -30,13 +40,6 @@ def long_decision(started: str, ended: str, seconds: float) -> dict[str, Any]:
     return {}
 
 
-async def _until(check: Any, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "the worker never began the job"
-        await asyncio.sleep(0.05)
-
-
 @pytest.mark.parametrize("priority", [Priority.ANALYSIS, Priority.MOVE])
 async def test_close_ends_workers_whose_decision_outlasts_the_grace(
     tmp_path: Path, priority: Priority
@@ -45,7 +48,7 @@ async def test_close_ends_workers_whose_decision_outlasts_the_grace(
     pool = Pool(1)
     job = pool.call(long_decision, (str(started), str(ended), 120.0), priority)
     try:
-        await _until(started.exists, 60)
+        await eventually(began(started), timeout=60)
         await pool.close(grace=1.0)
         assert not ended.exists(), "the stop waited for the decision in hand"
         assert multiprocessing.active_children() == []
@@ -60,7 +63,7 @@ async def test_close_lets_a_decision_within_the_grace_finish(tmp_path: Path) -> 
     started, ended = tmp_path / "started", tmp_path / "ended"
     pool = Pool(1)
     job = pool.call(long_decision, (str(started), str(ended), 0.5), Priority.ANALYSIS)
-    await _until(started.exists, 60)
+    await eventually(began(started), timeout=60)
     await pool.close(grace=60.0)
     assert ended.exists()
     assert job.result(timeout=10) == {}

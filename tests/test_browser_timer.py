@@ -118,8 +118,9 @@ def test_an_idle_players_countdown_shows_in_its_last_30_seconds(
     pages: PageFactory, server_factory: ServerFactory
 ) -> None:
     """No timer, but the server's idle limit (`SCHMIER_IDLE_TURN_SECONDS`, 32 s here):
-    the seat's ring is there but hidden while more than 30 s are left, then shows the
-    seconds before the bot plays the turn, with words that say so."""
+    the seat's ring, and the count by the action panel, are there but hidden while more
+    than 30 s are left, then show the seconds before the bot plays the turn, with words
+    that say so."""
     server = server_factory(idle_turn_seconds=32, hand_pause=0.2)
     page = pages()
     table = Table(page)
@@ -133,10 +134,15 @@ def test_an_idle_players_countdown_shows_in_its_last_30_seconds(
     _, view = wait_view(table, my_turn)
     assert view["turn_ends_in"] is None and view["idle_ends_in"] > 30
     ring = page.locator('.seat[data-seat="0"] .turn-timer')
+    clock = page.locator("#turn-clock")
     ring.wait_for(state="attached")
     assert ring.is_hidden()
+    assert clock.is_hidden()
     ring.wait_for(state="visible", timeout=15_000)
     shown = timers(table)
     assert [t["seat"] for t in shown] == [0] and shown[0]["left"] <= 30
     assert shown[0]["label"] == f"The bot plays this turn in {shown[0]['left']} seconds"
+    clock.wait_for(state="visible")
+    words = page.locator("#turn-clock .turn-clock-text").inner_text()
+    assert re.fullmatch(r"The bot plays this turn in \d+ seconds", words), words
     assert act(table, view)  # playing ends the countdown

@@ -131,8 +131,13 @@ function update() {
   }
   const text = document.querySelector("#turn-clock .turn-clock-text");
   if (text) {
-    text.textContent = frozen !== null ? t("timer.paused", { count: whole }) : t("timer.yours", { count: whole });
-    text.parentElement.classList.toggle("low", left <= LOW && frozen === null);
+    // The idle limit's count by the panel, like its ring, only in its last 30 s, and in
+    // words that say what happens then.
+    const clock = text.parentElement;
+    clock.hidden = !mine || (idle && left > IDLE_SHOWN);
+    if (frozen !== null) text.textContent = t("timer.paused", { count: whole });
+    else text.textContent = t(idle ? "timer.idle" : "timer.yours", { count: whole });
+    clock.classList.toggle("low", left <= LOW && frozen === null);
   }
   // A tick for each of the last seconds of this player's own turn (sounds on only).
   if (mine && frozen === null && left > 0 && whole <= LOW && whole !== ticked) {

@@ -8,7 +8,7 @@ import { $, h, keepFocus, setNextFocus } from "./dom.js";
 import { messagePage, shell, showBanner, showToast } from "./page.js";
 import { gameLabel } from "./games.js";
 import { myTurn, room, subscribe } from "./state.js";
-import { renderScoreboard, renderTable, renderTopbar } from "./table.js";
+import { placeTrick, renderScoreboard, renderTable, renderTopbar } from "./table.js";
 import { renderActions } from "./actions.js";
 import { renderHand } from "./hand.js";
 import { coachInReview, renderSheet, renderSummary } from "./summary.js";
@@ -89,6 +89,16 @@ export function showRoom() {
     listenForTrickKeys();
     listenForArrows();
     setNextFocus(nextThing);
+    // The trick's cards lie where the seats leave room, which the window's size decides.
+    let queued = false;
+    window.addEventListener("resize", () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        placeTrick();
+      });
+    });
   }
   if (room.fatal) {
     renderFatal();
@@ -195,6 +205,7 @@ function renderView() {
     renderPauseNotice();
     renderTimedOut(room.timedOut);
   });
+  placeTrick(); // once every seat has its size (the turn's ring is drawn after the table)
   afterRedraw(before);
   cue(shown, v, room.held);
   shown = v;

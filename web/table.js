@@ -128,9 +128,8 @@ export function renderTable() {
   });
   const showing = room.held ? room.held.cards : v.trick || [];
   const winner = room.held ? room.held.winner : null;
-  const [rx, ry] = trickRadii(el, n);
+  // Placed by placeTrick() once the whole page is drawn, when the seats have their size.
   const played = showing.map((p, i) => {
-    const a = relativeAngle(p.seat, n, me);
     const card = h(
       "div",
       {
@@ -141,8 +140,6 @@ export function renderTable() {
       },
       cardFace(p.card),
     );
-    card.style.left = `${50 + rx * Math.cos(a)}%`;
-    card.style.top = `${50 + ry * Math.sin(a)}%`;
     card.style.zIndex = String(10 + i);
     return card;
   });
@@ -161,32 +158,134 @@ export function renderTable() {
   el.classList.toggle(`seats-${n}`, true);
 }
 
+const GAP = 4; // pixels kept free between a trick's card and another card or a seat
+const ROUNDS = 60; // passes that push overlapping cards apart, at most
+const SCALES = [1, 0.9, 0.8, 0.7]; // the trick's cards' sizes tried, until they fit
+
 /**
- * The radii (in % of the table) of the ring the trick's cards lie on: 18 % across and
- * 22 % down, widened where two neighbouring seats' cards would overlap at this table's
- * size (six seats on a low table: the cards beside each other on the left and the
- * right sides), so no card ever covers another.
+ * Lay the trick's cards on the table, each in front of its player: on the line from
+ * the table's centre to the player's seat, as near the seat as the seat leaves room for,
+ * then pushed apart where they would cover one another or another seat (on a phone the
+ * seats take much of the table, and a card on a plain ring round the centre covered
+ * names). Each seat's spot is worked out whether or not it has played, so a card never
+ * moves when the next is played. Called once the page is drawn (the turn's ring can
+ * make a seat taller) and again when the window's size changes.
  */
-function trickRadii(el, n) {
-  let rx = 18;
-  let ry = 22;
-  const width = el.clientWidth;
-  const height = el.clientHeight;
-  const cardW = parseFloat(getComputedStyle(el).getPropertyValue("--played-w")) || 40;
-  const cardH = (cardW * 84) / 60;
-  if (!width || !height) return [rx, ry];
-  const gap = 4;
-  for (let k = 0; k < n; k += 1) {
-    const a = ((90 + (k * 360) / n) * Math.PI) / 180;
-    const b = ((90 + ((k + 1) * 360) / n) * Math.PI) / 180;
-    const across = Math.abs(Math.cos(a) - Math.cos(b));
-    const down = Math.abs(Math.sin(a) - Math.sin(b));
-    if ((across * rx * width) / 100 >= cardW + gap) continue;
-    // Apart across, if they can be; else apart down.
-    if (across > 0.3) rx = Math.max(rx, ((cardW + gap) * 100) / (across * width));
-    else if (down > 0.01) ry = Math.max(ry, ((cardH + gap) * 100) / (down * height));
+export function placeTrick() {
+  const el = $("table");
+  const cards = el ? [...el.querySelectorAll(".played[data-seat]")] : [];
+  if (!cards.length) return;
+  const origin = el.getBoundingClientRect();
+  const seats = [...el.querySelectorAll(".seat[data-seat]")].map((chip) => {
+    const r = chip.getBoundingClientRect();
+    const left = r.left - origin.left - el.clientLeft;
+    const top = r.top - origin.top - el.clientTop;
+    return { seat: chip.dataset.seat, left, top, right: left + r.width, bottom: top + r.height };
+  });
+  // A crowded table (five seats and a long name on a phone) has no room for the cards
+  // at their full size: they are drawn a little smaller rather than over one another.
+  const full = parseFloat(getComputedStyle(el).getPropertyValue("--played-w")) || 40;
+  let best = null;
+  for (const scale of SCALES) {
+    const laid = trickSpots(el.clientWidth, el.clientHeight, seats, full * scale);
+    if (!best || laid.clashes < best.clashes) best = { ...laid, scale };
+    if (!laid.clashes) break;
   }
-  return [Math.min(rx, 32), Math.min(ry, 32)];
+  for (const card of cards) {
+    const spot = best.spots.get(card.dataset.seat);
+    if (!spot) continue;
+    card.style.left = `${spot.x}%`;
+    card.style.top = `${spot.y}%`;
+    card.style.width = best.scale < 1 ? `${full * best.scale}px` : "";
+  }
+}
+
+/**
+ * Each seat's spot for a card `cardW` wide (in % of a table `width` × `height`), by the
+ * seat's number, and how many overlaps were left (0 but on a table too crowded).
+ */
+function trickSpots(width, height, seats, cardW) {
+  const cardH = (cardW * 84) / 60;
+  const cx = width / 2;
+  const cy = height / 2;
+  // How far a card centred at (x, y) reaches into a box widened by the gap, across and
+  // down; it is clear of the box when either is 0.
+  const into = (x, y, b) => [
+    Math.max(0, Math.min(x + cardW / 2 + GAP - b.left, b.right + GAP - (x - cardW / 2))),
+    Math.max(0, Math.min(y + cardH / 2 + GAP - b.top, b.bottom + GAP - (y - cardH / 2))),
+  ];
+  const clear = (x, y, b) => into(x, y, b).some((d) => d === 0);
+  // In front of each player: as far along the line to the seat as its chip allows.
+  const spots = seats.map((b) => {
+    const tx = (b.left + b.right) / 2 - cx;
+    const ty = (b.top + b.bottom) / 2 - cy;
+    let lo = 0;
+    let hi = 1;
+    for (let i = 0; i < 14; i += 1) {
+      const mid = (lo + hi) / 2;
+      if (clear(cx + mid * tx, cy + mid * ty, b)) lo = mid;
+      else hi = mid;
+    }
+    return { x: cx + lo * tx, y: cy + lo * ty };
+  });
+  // Apart: cards that overlap move away from each other, half each, the shorter way;
+  // a card over a seat moves off it the shorter way; every card stays on the table.
+  const lowX = cardW / 2 + 2;
+  const lowY = cardH / 2 + 2;
+  const free = (x, y) =>
+    x >= lowX && x <= width - lowX && y >= lowY && y <= height - lowY && seats.every((b) => clear(x, y, b));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    let moved = false;
+    for (let i = 0; i < spots.length; i += 1) {
+      for (let j = i + 1; j < spots.length; j += 1) {
+        const a = spots[i];
+        const b = spots[j];
+        const dx = b.x - a.x;
+        const dy = b.y - a.y;
+        const px = cardW + GAP - Math.abs(dx);
+        const py = cardH + GAP - Math.abs(dy);
+        if (px <= 0.01 || py <= 0.01) continue;
+        moved = true;
+        // The shorter way, unless it takes a card onto a seat or off the table and the
+        // other way does not (a low table: the top and the bottom cards go aside).
+        const across = (dx < 0 ? -1 : 1) * (px / 2);
+        const down = (dy < 0 ? -1 : 1) * (py / 2);
+        const acrossFree = free(a.x - across, a.y) && free(b.x + across, b.y);
+        const downFree = free(a.x, a.y - down) && free(b.x, b.y + down);
+        if ((px <= py && (acrossFree || !downFree)) || (acrossFree && !downFree)) {
+          a.x -= across;
+          b.x += across;
+        } else {
+          a.y -= down;
+          b.y += down;
+        }
+      }
+    }
+    for (const spot of spots) {
+      for (const b of seats) {
+        const [ix, iy] = into(spot.x, spot.y, b);
+        if (ix <= 0.01 || iy <= 0.01) continue;
+        moved = true;
+        if (ix <= iy) spot.x += spot.x < (b.left + b.right) / 2 ? -ix : ix;
+        else spot.y += spot.y < (b.top + b.bottom) / 2 ? -iy : iy;
+      }
+      spot.x = Math.min(Math.max(spot.x, lowX), width - lowX);
+      spot.y = Math.min(Math.max(spot.y, lowY), height - lowY);
+    }
+    if (!moved) break;
+  }
+  let clashes = 0;
+  spots.forEach((a, i) => {
+    for (const b of spots.slice(i + 1)) {
+      if (Math.abs(a.x - b.x) < cardW + GAP - 0.5 && Math.abs(a.y - b.y) < cardH + GAP - 0.5) clashes += 1;
+    }
+    for (const b of seats) if (into(a.x, a.y, b).every((d) => d > 0.5)) clashes += 1;
+  });
+  const found = new Map();
+  seats.forEach((b, i) => {
+    found.set(b.seat, { x: (100 * spots[i].x) / width, y: (100 * spots[i].y) / height });
+  });
+  return { spots: found, clashes };
 }
 
 function seatChip(v, s) {

@@ -8,6 +8,7 @@ table trips over).
 - The creator sits down at once from the home page; the invite link is in sight at
   1280×800; "Play now" is one click to a started table with bots.
 - "Leave the game" asks first.
+- The lobby says what it waits for: players, then the host's start.
 - The host pauses and resumes; the others see it and cannot play meanwhile.
 - The rematch waits for every person, and the host may change the rules before it.
 - A timer left alone: a countdown by the action panel, a tick in the last seconds when
@@ -218,7 +219,14 @@ def test_the_host_pauses_and_the_others_wait(pages: PageFactory, server: Running
     ann.fill("#rule-target", "11")
     ann.click('button[data-action="set_rules"]')
     bob.wait_for_selector('.scoreboard .target:has-text("11")')
+    # The lobby says what it waits for: players, then (once full) the host's start.
+    for page in (ann, bob):
+        assert page.locator("#table .centre-note").inner_text() == "Waiting for players"
     ann.click('button[data-action="fill_bots"]')
+    bob.wait_for_selector('#table .centre-note:has-text("Waiting for Ann to start the game")')
+    assert bob.locator(".lobby-wait").inner_text() == "Waiting for Ann to start the game"
+    ann.wait_for_selector('#table .centre-note:has-text("Everyone is seated")')
+    assert ann.locator(".lobby-wait").inner_text() == "Everyone is seated"
     ann.click('button[data-action="start"]')
     ann.wait_for_selector('button[data-action="pause"]')
     ann.click('button[data-action="pause"]')

@@ -13,7 +13,7 @@ import { SUITS, SUIT_SYMBOL, cardName, cardShort, isJoker, plainRank } from "./c
 import { askHint, cancelMove, legalOf, room, seatName, send, trickShown } from "./state.js";
 import { hintsOn } from "./bots.js";
 import { actionButton } from "./buttons.js";
-import { fillButton, seatList } from "./seats.js";
+import { fillButton, lobbyWait, seatList } from "./seats.js";
 import { gameOverParts } from "./rematch.js";
 import { optionText, points } from "./coachwords.js";
 
@@ -134,7 +134,7 @@ function lobbyPanel(v) {
       "div",
       { class: "lobby" },
       h("h2", { class: "panel-title" }, t("lobby.title")),
-      empty ? h("p", { class: "muted" }, t("lobby.need", { count: empty })) : null,
+      h("p", { class: "muted lobby-wait" }, empty ? t("lobby.need", { count: empty }) : lobbyWait(v)),
       buttons.length ? h("div", { class: "button-row lobby-buttons" }, buttons) : null,
       seatList(v),
     ),

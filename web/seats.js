@@ -41,6 +41,17 @@ export function fillButton() {
   return h("button", { type: "button", class: "secondary", dataset: { action: "fill_bots" }, onclick: fillBots }, t("lobby.fill"));
 }
 
+/**
+ * What the lobby waits for: players while a seat is empty, then the host's start (the
+ * host is told that everyone is seated; the others who is to start the game).
+ */
+export function lobbyWait(v) {
+  if (v.seats.some((s) => s.kind === "empty")) return t("lobby.waiting");
+  if (v.host === null || v.host === undefined) return t("lobby.full");
+  if (v.host === v.you) return t("lobby.full");
+  return t("lobby.wait_host", { name: seatName(v.host) });
+}
+
 /** Whether this player hosts the room. */
 export function amHost() {
   const v = room.view;

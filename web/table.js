@@ -8,6 +8,7 @@ import { gameLabel } from "./games.js";
 import { room, seatName, teamIndex, teamLabel, teamLetter } from "./state.js";
 import { seatTitle } from "./bots.js";
 import { openRulesDialog } from "./help.js";
+import { lobbyWait } from "./seats.js";
 
 function trumpText(v) {
   if (v.trump) return [SUIT_SYMBOL[v.trump], " ", t(`suit.${v.trump}`)];
@@ -356,6 +357,6 @@ function centreNote(v) {
     if (v.called) lines.push(h("div", {}, t("call.called", { card: cardShort(v.called) })));
     else if (v.phase === "play") lines.push(h("div", {}, t("call.alone_now")));
   }
-  if (v.phase === "lobby") lines.push(h("div", {}, t("lobby.waiting")));
+  if (v.phase === "lobby") lines.push(h("div", {}, lobbyWait(v)));
   return h("div", { class: "centre-note" }, lines);
 }

@@ -115,14 +115,25 @@ PLAYED = """async () => {
 }"""
 
 
-SEATS = """() => [...document.querySelectorAll('#table .seat[data-seat]')].map((e) => {
-  const r = e.getBoundingClientRect();
-  return [e.querySelector('.seat-name').textContent, r.left, r.top, r.right, r.bottom];
-})"""
-
-TABLE = """() => {
-  const r = document.querySelector('#table').getBoundingClientRect();
-  return [r.left, r.top, r.right, r.bottom];
+LAID = """async () => {
+  // The trick's cards at rest (as PLAYED waits), the seats and the table's edge, read
+  // at one instant: a state drawn between two reads (the page scrolled to the top for
+  // the player's turn, say) would compare boxes of two layouts.
+  const cards = () => [...document.querySelectorAll('#table [data-played]')];
+  const running = (e) => e.getAnimations().some((a) => a.playState === 'running');
+  for (let i = 0; i < 100 && cards().some(running); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  return {
+    cards: cards().map((e) => [e.dataset.played, ...box(e)]),
+    seats: [...document.querySelectorAll('#table .seat[data-seat]')].map(
+      (e) => [e.querySelector('.seat-name').textContent, ...box(e)]),
+    table: box(document.querySelector('#table')),
+  };
 }"""
 
 
@@ -130,9 +141,8 @@ def cards_clear(page: Any) -> list[str]:
     """Trick cards on the table, where they come to rest, that overlap one another or a
     seat (a card once covered its neighbour's name on a phone), or are cut by the
     table's edge."""
-    boxes = page.evaluate(PLAYED)
-    seats = page.evaluate(SEATS)
-    edge = page.evaluate(TABLE)
+    laid = page.evaluate(LAID)
+    boxes, seats, edge = laid["cards"], laid["seats"], laid["table"]
 
     def over(a: list[Any], b: list[Any]) -> bool:
         return bool(
@@ -384,9 +394,7 @@ def test_trick_cards_clear_of_each_other_and_the_seats(
         if shot["played"]:
             size = LOW_AND_SMALL[looks % len(LOW_AND_SMALL)]
             page.set_viewport_size(size)
-            page.evaluate(
-                "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
-            )
+            page.evaluate(FRAMES)
             overlaps += [f"{size['width']}x{size['height']}: {o}" for o in cards_clear(page)]
             looks += 1
         most = max(most, len(shot["played"]))

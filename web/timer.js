@@ -121,7 +121,9 @@ function update() {
   const whole = Math.ceil(left);
   const share = total > 0 ? Math.min(1, left / total) : 0;
   for (const el of timers) {
-    el.hidden = idle && left > IDLE_SHOWN; // the idle limit shows in its last 30 s only
+    // The idle limit shows in its last 30 s only; hidden, the ring keeps its room, so
+    // the seat does not grow under the trick's cards when it shows (table.js placeTrick).
+    el.style.visibility = idle && left > IDLE_SHOWN ? "hidden" : "";
     el.querySelector(".turn-timer-s").textContent = num(whole);
     el.setAttribute("aria-label", t(idle ? "timer.idle" : "timer.left", { count: whole }));
     el.title = idle ? t("timer.idle", { count: whole }) : "";

@@ -47,8 +47,7 @@ export function fillButton() {
  */
 export function lobbyWait(v) {
   if (v.seats.some((s) => s.kind === "empty")) return t("lobby.waiting");
-  if (v.host === null || v.host === undefined) return t("lobby.full");
-  if (v.host === v.you) return t("lobby.full");
+  if (v.host === null || v.host === undefined || v.host === v.you) return t("lobby.full");
   return t("lobby.wait_host", { name: seatName(v.host) });
 }
 

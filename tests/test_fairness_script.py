@@ -95,7 +95,7 @@ async def test_the_script_checks_real_records(
     """Every record of a whole game, with a player who reveals and one who withholds,
     verifies (naming the withheld seat); the revealing player's own value checks out;
     each lie, about the seed, a value, a commit, the deck or the deal, is caught."""
-    server = server_factory(reveal_ms=100)
+    server = server_factory(reveal_ms=1000)
     check = script(tmp_path)
     table, records = await whole_game(server, variant, humans, {"target": 5}, silent)
     assert records

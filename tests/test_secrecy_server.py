@@ -138,7 +138,7 @@ async def test_frames_leak_nothing(
 ) -> None:
     # Every person commits to entropy and reveals it when asked, but the last one, who
     # withholds it (each deal then waits out the reveal window, kept short).
-    server = server_factory(reveal_ms=100)
+    server = server_factory(reveal_ms=1000)
     rules = {"target": 7, "turn_seconds": timer}
     rng = random.Random(f"secrecy-{variant}")
     committers: dict[int, Committer] = {}

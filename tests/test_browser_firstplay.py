@@ -29,7 +29,7 @@ from tests.support.browsers import PHONE, PageFactory, Table
 from tests.support.play import act, create_room, fill_and_start, sit
 from tests.support.screens import until
 from tests.support.servers import FAST, RunningServer, start_thread_server
-from tests.test_browser_firsttime import PLAYED, WEB, catalogue, hold
+from tests.test_browser_firsttime import LAID, WEB, catalogue, hold
 from tests.test_browser_review import play_over_the_wire
 
 pytestmark = pytest.mark.browser
@@ -84,7 +84,7 @@ def test_no_blind_play_while_the_last_trick_is_shown_and_the_focus_at_hand(
             page.wait_for_selector("#table .trick-note", state="detached")
             assert len([f for f in sent if f.get("type") == "play"]) == before
             # Then the trick they play to: its cards on the table, the cards alive.
-            now = page.evaluate(PLAYED)
+            now = page.evaluate(LAID)["cards"]
             assert sorted(c[0] for c in now) == sorted(c["card"] for c in view["trick"])
             until(
                 page,

@@ -100,25 +100,13 @@ class Screens:
         page.set_viewport_size(DESKTOP)
 
 
-PLAYED = """async () => {
-  // Where the cards lie, not where a motion takes them for a moment (a card sliding in
-  // from its player crosses the others; the winner pulses larger): the motions of the
-  // trick's cards are waited out first (each lasts well under a second).
-  const cards = () => [...document.querySelectorAll('#table [data-played]')];
-  const running = (e) => e.getAnimations().some((a) => a.playState === 'running');
-  const moving = () => cards().some(running);
-  for (let i = 0; i < 100 && moving(); i++) await new Promise((r) => setTimeout(r, 20));
-  return cards().map((e) => {
-    const r = e.getBoundingClientRect();
-    return [e.dataset.played, r.left, r.top, r.right, r.bottom];
-  });
-}"""
-
-
 LAID = """async () => {
-  // The trick's cards at rest (as PLAYED waits), the seats and the table's edge, read
-  // at one instant: a state drawn between two reads (the page scrolled to the top for
-  // the player's turn, say) would compare boxes of two layouts.
+  // Where the trick's cards lie, not where a motion takes them for a moment (a card
+  // sliding in from its player crosses the others; the winner pulses larger): their
+  // motions are waited out first (each lasts well under a second). Then the cards, the
+  // seats and the table's edge are read at one instant: a state drawn between two reads
+  // (the page scrolled to the top for the player's turn, say) would compare boxes of
+  // two layouts.
   const cards = () => [...document.querySelectorAll('#table [data-played]')];
   const running = (e) => e.getAnimations().some((a) => a.playState === 'running');
   for (let i = 0; i < 100 && cards().some(running); i++) {

@@ -3,7 +3,7 @@ every screen of every game, help at hand and the club pages are in
 `test_browser_firsttime.py` (two files, so that the suite's workers share them).
 
 - No blind play while the last trick is still shown; Pass first at a bid; the hand after
-  L and Escape.
+  L and Escape. A card or button pressed as another player's move comes still counts.
 - Offline made visible: the banner, a tap refused with a message, the others told at once;
   a move the room does not answer shown pending, and given up.
 - The score sheet numbers hands as the history and the replay links do.
@@ -26,7 +26,7 @@ import pytest
 
 from schmier.config import Settings
 from tests.support.browsers import PHONE, PageFactory, Table
-from tests.support.play import act, create_room, fill_and_start, sit
+from tests.support.play import act, create_room, drive, fill_and_start, sit
 from tests.support.screens import until
 from tests.support.servers import FAST, RunningServer, start_thread_server
 from tests.test_browser_firsttime import LAID, WEB, catalogue, hold
@@ -109,6 +109,50 @@ def test_no_blind_play_while_the_last_trick_is_shown_and_the_focus_at_hand(
             page.wait_for_timeout(20)
 
 
+def press_through_a_redraw(page: Any, selector: str) -> None:
+    """Press `selector` with the mouse and release it after the page was drawn again
+    from a new state, as when another player's move arrives under the finger."""
+    box = page.locator(selector).bounding_box()
+    assert box, selector
+    # The left edge: a card of a fanned hand lies under its right-hand neighbour.
+    page.mouse.move(box["x"] + 6, box["y"] + box["height"] / 2)
+    assert page.evaluate(
+        "([x, y, s]) => document.elementFromPoint(x, y).closest(s) !== null",
+        [box["x"] + 6, box["y"] + box["height"] / 2, selector],
+    ), selector
+    page.mouse.down()
+    page.evaluate("async () => (await import('/static/room.js')).changed('view')")
+    page.mouse.up()
+
+
+def test_a_press_counts_when_a_move_comes_under_the_finger(
+    server: RunningServer, pages: PageFactory
+) -> None:
+    """The discards of the six-seat game are made at once, and the other players' come
+    while one picks: each drew the hand and the action panel anew, and a card (or the
+    Discard button) pressed before and released after was a different node, so the
+    browser sent no click and the pick was lost. Now they stay the nodes pressed."""
+    page = pages()
+    table = Table(page)
+    create_room(page, server, "schmier6", target=5)
+    sit(page, "Ann", 0)
+    fill_and_start(page)
+    view = drive(table, lambda v: any(a["type"] == "discard" for a in v["legal"]))
+    template = next(a for a in view["legal"] if a["type"] == "discard")
+    wanted = template["from"][: max(template["min"], 1)]
+    for card in wanted:
+        picked = f'#hand button[data-card="{card}"]'
+        press_through_a_redraw(page, picked)
+        assert page.get_attribute(picked, "aria-pressed") == "true", card
+    seq = table.synced()[0]["seq"]
+    sent = '#actions button[data-action="discard"]'
+    press_through_a_redraw(page, sent)
+    table.wait_change(seq)
+    _, after = table.synced()
+    assert not any(a["type"] == "discard" for a in after["legal"]), after["phase"]
+    assert not set(wanted) & set(after["hand"]), (wanted, after["hand"])
+
+
 # ------------------------------------------------------------------ offline
 
 
@@ -170,7 +214,7 @@ def test_offline_is_visible_refused_and_told_to_the_others(
     page.tap('button[data-action="cancel_move"]')
     page.wait_for_selector("#actions .pending-row", state="detached")
     page.wait_for_selector("body[data-connection='open']")
-    shot, after = table.synced()
+    _, after = table.synced()
     assert after["legal"] == view["legal"], "the move given up was played"
 
 

@@ -8,7 +8,7 @@
 // in words; it never acts for the player.
 
 import { num, t } from "./i18n.js";
-import { $, fill, h } from "./dom.js";
+import { $, h, patch } from "./dom.js";
 import { SUITS, SUIT_SYMBOL, cardName, cardShort, isJoker, plainRank } from "./cards.js";
 import { askHint, cancelMove, legalOf, room, seatName, send, trickShown } from "./state.js";
 import { hintsOn } from "./bots.js";
@@ -44,7 +44,8 @@ export function renderActions() {
   }
   if (room.pending) parts.push(pendingRow());
   else if (mine && !NO_WAITING.has(v.phase) && v.legal.length && hintsOn() && !trickShown()) parts.push(hintRow());
-  fill(el, parts);
+  // Patched, not replaced: a button being pressed as another move comes stays the same node.
+  patch(el, parts);
   el.hidden = parts.length === 0;
   announce(el);
 }

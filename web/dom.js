@@ -17,12 +17,22 @@ export function h(tag, props = {}, ...children) {
     if (k === "class") el.className = v;
     else if (k === "text") el.textContent = v;
     else if (k === "dataset") Object.assign(el.dataset, v);
-    else if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    else if (k.startsWith("on") && typeof v === "function") listen(el, k.slice(2), v);
     else if (typeof v === "boolean") el[k] = v;
     else el.setAttribute(k, String(v));
   }
   append(el, children);
   return el;
+}
+
+// The handlers `h` gave each element, so that `patch` can hand them to the node it keeps.
+const handlers = new WeakMap();
+
+function listen(el, type, fn) {
+  el.addEventListener(type, fn);
+  const own = handlers.get(el) || [];
+  own.push([type, fn]);
+  handlers.set(el, own);
 }
 
 export function $(id) {
@@ -33,6 +43,85 @@ export function $(id) {
 export function fill(el, ...children) {
   el.replaceChildren();
   append(el, children);
+}
+
+/**
+ * Make the children of `el` what `children` (as for `fill`) describe, keeping the nodes
+ * already there: a node stays where the new one has its tag and the same id or data
+ * attributes (a card, an action, a bid), or, with neither, the same tag at the same
+ * place; only its attributes, text, handlers and children change. The hand and the
+ * action panel are drawn again at every state, and another player's move often comes
+ * while a finger is on a card: a button replaced between the press and the release gets
+ * no click at all, and the player's pick (a card for the discard, a bid) was lost.
+ * Form fields are always drawn anew (their value lives in properties, not attributes).
+ */
+export function patch(el, ...children) {
+  const next = document.createElement("div");
+  append(next, children);
+  morphChildren(el, next);
+}
+
+const FIELDS = new Set(["INPUT", "SELECT", "TEXTAREA", "OPTION"]);
+
+function keyOf(node) {
+  if (node.nodeType !== Node.ELEMENT_NODE || FIELDS.has(node.tagName)) return null;
+  if (node.id) return `${node.tagName}#${node.id}`;
+  const data = node.dataset ? focusKey(node) : "";
+  return data.replaceAll("|", "") ? `${node.tagName}|${data}` : null;
+}
+
+function alike(old, node) {
+  if (old.nodeType !== node.nodeType) return false;
+  if (old.nodeType !== Node.ELEMENT_NODE) return old.nodeType === Node.TEXT_NODE;
+  return old.tagName === node.tagName && !FIELDS.has(node.tagName) && keyOf(old) === null;
+}
+
+function morphChildren(into, from) {
+  const keyed = new Map();
+  for (const c of into.childNodes) {
+    const k = keyOf(c);
+    if (k !== null && !keyed.has(k)) keyed.set(k, c);
+  }
+  let at = into.firstChild;
+  for (const node of [...from.childNodes]) {
+    const k = keyOf(node);
+    let keep = null;
+    if (k !== null) {
+      keep = keyed.get(k) || null;
+      keyed.delete(k);
+    } else if (at && alike(at, node)) keep = at;
+    if (keep === null) {
+      into.insertBefore(node, at);
+      continue;
+    }
+    morph(keep, node);
+    if (keep === at) at = at.nextSibling;
+    else into.insertBefore(keep, at);
+  }
+  while (at) {
+    const gone = at;
+    at = at.nextSibling;
+    gone.remove();
+  }
+}
+
+function morph(old, node) {
+  if (old.nodeType === Node.TEXT_NODE) {
+    if (old.data !== node.data) old.data = node.data;
+    return;
+  }
+  for (const a of [...old.attributes]) {
+    if (a.name !== "style" && !node.hasAttributeNS(a.namespaceURI, a.localName)) old.removeAttributeNS(a.namespaceURI, a.localName);
+  }
+  for (const a of node.attributes) {
+    if (a.name !== "style" && old.getAttributeNS(a.namespaceURI, a.localName) !== a.value) old.setAttributeNS(a.namespaceURI, a.name, a.value);
+  }
+  // Through the style object: the page's CSP refuses a style attribute set as such.
+  if (old.style && old.style.cssText !== node.style.cssText) old.style.cssText = node.style.cssText;
+  for (const [type, fn] of handlers.get(old) || []) old.removeEventListener(type, fn);
+  handlers.delete(old);
+  for (const [type, fn] of handlers.get(node) || []) listen(old, type, fn);
+  morphChildren(old, node);
 }
 
 // What each panel was last drawn from (`alreadyShows`), kept on the element itself.

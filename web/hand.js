@@ -10,7 +10,7 @@
 // sent and not yet answered is marked as such (`pending`).
 
 import { t } from "./i18n.js";
-import { $, fill, h } from "./dom.js";
+import { $, fill, h, patch } from "./dom.js";
 import { cardFace, cardName, sortHand } from "./cards.js";
 import { isSeated, legalOf, room, send, toggleDiscard, trickShown } from "./state.js";
 import { hintedCards } from "./bots.js";
@@ -68,5 +68,6 @@ export function renderHand() {
   const row = Math.ceil(cards.length / Math.max(rows, 1));
   const box = cards.length ? h("div", { class: `cards mode-${mode}` }, cards) : null;
   if (box) box.style.setProperty("--lead", String(Math.max(row - 1, 1)));
-  fill(el, h("h2", { class: "sr-only" }, t("hand.yours")), box);
+  // Patched, not replaced: the card under a finger stays the node it was pressed on.
+  patch(el, h("h2", { class: "sr-only" }, t("hand.yours")), box);
 }

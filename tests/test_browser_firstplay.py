@@ -7,6 +7,8 @@ every screen of every game, help at hand and the club pages are in
 - Offline made visible: the banner, a tap refused with a message, the others told at once;
   a move the room does not answer shown pending, and given up.
 - The score sheet numbers hands as the history and the replay links do.
+- Every symbol the client writes has a glyph with a plain Linux desktop's fonts (no emoji
+  font): ⏮ and ⏭ were empty boxes there.
 - A first visit downloads the client once: the service worker keeps what the page loaded;
   the client's text arrives gzipped, and `HEAD /` answers.
 
@@ -19,6 +21,7 @@ import gzip
 import json
 import re
 import time
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,7 +29,7 @@ import pytest
 
 from schmier.config import Settings
 from tests.support.browsers import PHONE, PageFactory, Table
-from tests.support.play import act, create_room, drive, fill_and_start, sit
+from tests.support.play import create_room, drive, fill_and_start, move_on, sit
 from tests.support.screens import until
 from tests.support.servers import FAST, RunningServer, start_thread_server
 from tests.test_browser_firsttime import LAID, WEB, catalogue, hold
@@ -103,10 +106,7 @@ def test_no_blind_play_while_the_last_trick_is_shown_and_the_focus_at_hand(
         if shot["held"] and "play" in kinds:
             page.wait_for_selector("#table .trick-note", state="detached")
             continue
-        acted = act(table, view) if kinds and view["you"] in (view["turn"] or []) else False
-        table.wait_change(shot["seq"])
-        if not acted:
-            page.wait_for_timeout(20)
+        move_on(table, shot, view, bool(kinds) and view["you"] in (view["turn"] or []))
 
 
 def press_through_a_redraw(page: Any, selector: str) -> None:
@@ -272,6 +272,61 @@ def test_the_score_sheet_numbers_hands_as_the_history_does(
     assert sheet[-1] == second[-1], (sheet, second)  # the game's last hand, by the room's number
     assert sheet == sorted(sheet, key=int), sheet
     assert int(sheet[0]) > 1  # the room's numbers, not the game's
+
+
+EAST_ASIAN = [(0x3000, 0x30FF), (0xFF00, 0xFFEF)]
+"""The punctuation of Japanese and Korean (「」、。・（）), which comes with their fonts."""
+
+
+def written_symbols() -> list[str]:
+    """Every character beyond ASCII that the client writes, but letters: in the code of
+    its scripts (not their comments) and in its catalogues (the punctuation and symbols;
+    the letters and punctuation of Japanese and Korean come with those languages'
+    fonts)."""
+    found: set[str] = set()
+    for path in sorted(WEB.glob("*.js")):
+        code = re.sub(r"/\*.*?\*/", "", path.read_text(encoding="utf-8"), flags=re.S)
+        found.update("".join(re.sub(r"(^|\s)//.*$", "", line) for line in code.splitlines()))
+    for lang in ("en", "bg", "ja", "ko", "ms"):
+        found.update("".join(catalogue(lang).values()))
+    return sorted(
+        ch
+        for ch in found
+        if ord(ch) > 127
+        and unicodedata.category(ch)[0] in "SP"
+        and not ch.isspace()
+        and not any(start <= ord(ch) <= end for start, end in EAST_ASIAN)
+    )
+
+
+def test_every_symbol_the_client_writes_has_a_glyph(
+    server: RunningServer, pages: PageFactory
+) -> None:
+    """Drawn on a canvas in the page's own font, no symbol of the client's may look like
+    a character no font has (the empty box): the test machine has Debian's fonts and no
+    emoji font, as a plain Linux desktop. ⏮ ⏭ (the review) and ⏱ (the timer) did."""
+    symbols = written_symbols()
+    assert {"★", "♠", "✓", "◀"} <= set(symbols), symbols  # the scan finds what is there
+    page = pages()
+    page.goto(server.base_url + "/")
+    boxes = page.evaluate(
+        """(symbols) => {
+          const canvas = document.createElement('canvas');
+          canvas.width = canvas.height = 48;
+          const pen = canvas.getContext('2d');
+          pen.font = `32px ${getComputedStyle(document.body).fontFamily}`;
+          const drawn = (ch) => {
+            pen.clearRect(0, 0, 48, 48);
+            pen.fillText(ch, 4, 38);
+            return pen.getImageData(0, 0, 48, 48).data.join();
+          };
+          const none = drawn('\\u{10FFFD}');  // a private character: no font has it
+          if (none === drawn(' ')) return ['the empty box draws nothing'];
+          return symbols.filter((ch) => drawn(ch) === none);
+        }""",
+        symbols,
+    )
+    assert not boxes, boxes
 
 
 def test_a_first_visit_downloads_the_client_once(server: RunningServer, pages: PageFactory) -> None:

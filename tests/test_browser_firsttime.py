@@ -30,7 +30,15 @@ import pytest
 
 from schmier.config import Settings
 from tests.support.browsers import DESKTOP, PHONE, PageFactory, Table
-from tests.support.play import act, create_room, drive, fill_and_start, open_club_archived, sit
+from tests.support.play import (
+    act,
+    create_room,
+    drive,
+    fill_and_start,
+    move_on,
+    open_club_archived,
+    sit,
+)
 from tests.support.screens import axe_violations, overflows, until
 from tests.support.servers import FAST, RunningServer, start_thread_server
 
@@ -127,8 +135,9 @@ LAID = """async () => {
 
 def cards_clear(page: Any) -> list[str]:
     """Trick cards on the table, where they come to rest, that overlap one another or a
-    seat (a card once covered its neighbour's name on a phone), or are cut by the
-    table's edge."""
+    seat (a card once covered its neighbour's name on a phone), and cards or seats cut
+    by the table's edge (the player's own seat, grown by the turn's ring after it was
+    placed, once ran off the bottom)."""
     laid = page.evaluate(LAID)
     boxes, seats, edge = laid["cards"], laid["seats"], laid["table"]
 
@@ -141,6 +150,7 @@ def cards_clear(page: Any) -> list[str]:
     for i, a in enumerate(boxes):
         bad += [f"{a[0]} over {b[0]}" for b in boxes[i + 1 :] if over(a, b)]
         bad += [f"{a[0]} over the seat of {seat[0]}" for seat in seats if over(a, seat)]
+    for a in boxes + seats:
         inside = edge[0] <= a[1] + 0.5 and edge[1] <= a[2] + 0.5
         if not (inside and a[3] <= edge[2] + 0.5 and a[4] <= edge[3] + 0.5):
             bad.append(f"{a[0]} off the table")
@@ -258,10 +268,7 @@ def test_every_screen_of_every_game(
             screens.check(view["phase"])
             if view["phase"] == "play" and view["tricks"] and "tally" not in screens.seen:
                 screens.check("tally", languages=False)
-        acted = act(table, view) if mine else False
-        table.wait_change(shot["seq"])
-        if not acted:
-            page.wait_for_timeout(20)
+        move_on(table, shot, view, mine)
     assert not overlaps, overlaps
     # The end: the hand summary open, the game over; then the panels and dialogs.
     assert page.locator("#hand-summary[open]").count() == 1
@@ -392,10 +399,7 @@ def test_trick_cards_clear_of_each_other_and_the_seats(
         if shot["held"] and "play" in kinds:
             page.wait_for_selector("#table .trick-note", state="detached")
             continue
-        acted = act(table, view) if kinds and view["you"] in (view["turn"] or []) else False
-        table.wait_change(shot["seq"])
-        if not acted:
-            page.wait_for_timeout(20)
+        move_on(table, shot, view, bool(kinds) and view["you"] in (view["turn"] or []))
     assert most >= 4, most  # tricks were on the table while we looked
     assert looks >= len(LOW_AND_SMALL), looks
     assert not overlaps, sorted(set(overlaps))

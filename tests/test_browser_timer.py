@@ -74,7 +74,9 @@ def test_the_countdown_runs_out_and_the_bot_plays_that_turn(
     _, lobby = table.synced()
     assert lobby["rules"]["turn_seconds"] == RULE and lobby["turn_ends_in"] is None
     assert timers(table) == []
-    assert page.inner_text("#scoreboard .timer-rule") == f"⏱ {RULE} s"
+    # A drawn stopwatch, then the length (the glyph ⏱ needs an emoji font).
+    assert page.inner_text("#scoreboard .timer-rule").strip() == f"{RULE} s"
+    assert page.locator("#scoreboard .timer-rule svg.icon-clock").count() == 1
     fill_and_start(page)
 
     # Seat 0's turn: a countdown on seat 0 alone (the bots' turns are not timed).

@@ -34,7 +34,8 @@
 //   seats.js    the seats in lobby, between games  rematch.js  game over, the vote
 //   host.js     the host's tools, the pause    rulefields.js  house rules' controls
 //   buttons.js  a button that sends a frame    playnow.js  "Play now" with bots
-//   timeout.js  what the bot played for you
+//   timeout.js  what the bot played for you   icons.js    drawn icons (⏮ ⏭ ⏱)
+//   trickspots.js  where the trick's cards lie
 //   joining.js  taking a seat (POST …/join)
 //   room.js     the room object, subscribers   viewing.js  questions asked of the view
 

@@ -32,7 +32,7 @@ import { afterRender, afterSelection, listenForArrows, nextThing } from "./keys.
 import { settingsPanel } from "./settings.js";
 import { afterRedraw, beforeRedraw } from "./motion.js";
 import { cue } from "./sound.js";
-import { renderTurnTimer } from "./timer.js";
+import { onSeatSize, renderTurnTimer } from "./timer.js";
 import { renderTimedOut } from "./timeout.js";
 import { renderHostTools, renderPauseNotice } from "./host.js";
 import { renderPaused } from "./banner.js";
@@ -89,6 +89,7 @@ export function showRoom() {
     listenForTrickKeys();
     listenForArrows();
     setNextFocus(nextThing);
+    onSeatSize(placeTrick);
     // The trick's cards lie where the seats leave room, which the window's size decides.
     let queued = false;
     window.addEventListener("resize", () => {

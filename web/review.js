@@ -12,6 +12,7 @@ import { fill, h } from "./dom.js";
 import { gameLabel } from "./games.js";
 import { copyLink } from "./page.js";
 import { stepsOf } from "./steps.js";
+import { icon } from "./icons.js";
 import { dealPanel, handLine, middleOf, seatsAt } from "./handparts.js";
 import { transcript } from "./transcript.js";
 import { coachPanel } from "./coach.js";
@@ -49,10 +50,10 @@ export function reviewView(record, book, { code, outcome = null, step = 0, onSte
   const stage = h("div", { class: "review-stage" });
   const nav = (action, label, text) =>
     h("button", { type: "button", class: "secondary review-nav-button", dataset: { review: action }, "aria-label": label }, text);
-  const first = nav("first", t("review.first"), "⏮");
+  const first = nav("first", t("review.first"), icon("first"));
   const prev = nav("prev", spoken("prev"), ["◀ ", h("span", { class: "nav-word" }, t("review.prev_short"))]);
   const next = nav("next", spoken("next"), [h("span", { class: "nav-word" }, t("review.next_short")), " ▶"]);
-  const last = nav("last", t("review.last"), "⏭");
+  const last = nav("last", t("review.last"), icon("last"));
 
   const draw = () => {
     const s = steps[state.at];

@@ -9,6 +9,7 @@ import { room, seatName, teamIndex, teamLabel, teamLetter } from "./state.js";
 import { seatTitle } from "./bots.js";
 import { openRulesDialog } from "./help.js";
 import { lobbyWait } from "./seats.js";
+import { trickSpots } from "./trickspots.js";
 
 function trumpText(v) {
   if (v.trump) return [SUIT_SYMBOL[v.trump], " ", t(`suit.${v.trump}`)];
@@ -152,15 +153,10 @@ export function renderTable() {
       ? h("p", { class: "trick-note", role: "status" }, "★ ", t("trick.won", { name: seatName(winner) }))
       : null;
   fill(el, h("div", { class: "felt" }), centre, seats, played, note);
-  // A chip taller than the stylesheet's guess (a long name on three lines) is kept
-  // inside by its own half height.
-  for (const chip of seats) chip.style.setProperty("--seat-h-half", `${Math.ceil(chip.offsetHeight / 2) + 2}px`);
   el.classList.toggle("in-lobby", v.phase === "lobby");
   el.classList.toggle(`seats-${n}`, true);
 }
 
-const GAP = 4; // pixels kept free between a trick's card and another card or a seat
-const ROUNDS = 60; // passes that push overlapping cards apart, at most
 const SCALES = [1, 0.9, 0.8, 0.7]; // the trick's cards' sizes tried, until they fit
 
 /**
@@ -170,11 +166,20 @@ const SCALES = [1, 0.9, 0.8, 0.7]; // the trick's cards' sizes tried, until they
  * seats take much of the table, and a card on a plain ring round the centre covered
  * names). Each seat's spot is worked out whether or not it has played, so a card never
  * moves when the next is played. Called once the page is drawn (the turn's ring can
- * make a seat taller) and again when the window's size changes.
+ * make a seat taller), when a ring shows or goes, and when the window's size changes;
+ * the seats are first kept inside the table by their height.
  */
 export function placeTrick() {
   const el = $("table");
-  const cards = el ? [...el.querySelectorAll(".played[data-seat]")] : [];
+  if (!el) return;
+  // A chip taller than the stylesheet's guess (a long name on three lines, the turn's
+  // ring) is kept inside the table by its own half height, measured once it has all it
+  // shows: measured before the ring came, the player's own seat ran off the bottom.
+  for (const chip of el.querySelectorAll(".seat[data-seat]")) {
+    const half = `${Math.ceil(chip.offsetHeight / 2) + 2}px`;
+    if (chip.style.getPropertyValue("--seat-h-half") !== half) chip.style.setProperty("--seat-h-half", half);
+  }
+  const cards = [...el.querySelectorAll(".played[data-seat]")];
   if (!cards.length) return;
   const origin = el.getBoundingClientRect();
   const seats = [...el.querySelectorAll(".seat[data-seat]")].map((chip) => {
@@ -199,94 +204,6 @@ export function placeTrick() {
     card.style.top = `${spot.y}%`;
     card.style.width = best.scale < 1 ? `${full * best.scale}px` : "";
   }
-}
-
-/**
- * Each seat's spot for a card `cardW` wide (in % of a table `width` × `height`), by the
- * seat's number, and how many overlaps were left (0 but on a table too crowded).
- */
-function trickSpots(width, height, seats, cardW) {
-  const cardH = (cardW * 84) / 60;
-  const cx = width / 2;
-  const cy = height / 2;
-  // How far a card centred at (x, y) reaches into a box widened by the gap, across and
-  // down; it is clear of the box when either is 0.
-  const into = (x, y, b) => [
-    Math.max(0, Math.min(x + cardW / 2 + GAP - b.left, b.right + GAP - (x - cardW / 2))),
-    Math.max(0, Math.min(y + cardH / 2 + GAP - b.top, b.bottom + GAP - (y - cardH / 2))),
-  ];
-  const clear = (x, y, b) => into(x, y, b).some((d) => d === 0);
-  // In front of each player: as far along the line to the seat as its chip allows.
-  const spots = seats.map((b) => {
-    const tx = (b.left + b.right) / 2 - cx;
-    const ty = (b.top + b.bottom) / 2 - cy;
-    let lo = 0;
-    let hi = 1;
-    for (let i = 0; i < 14; i += 1) {
-      const mid = (lo + hi) / 2;
-      if (clear(cx + mid * tx, cy + mid * ty, b)) lo = mid;
-      else hi = mid;
-    }
-    return { x: cx + lo * tx, y: cy + lo * ty };
-  });
-  // Apart: cards that overlap move away from each other, half each, the shorter way;
-  // a card over a seat moves off it the shorter way; every card stays on the table.
-  const lowX = cardW / 2 + 2;
-  const lowY = cardH / 2 + 2;
-  const free = (x, y) =>
-    x >= lowX && x <= width - lowX && y >= lowY && y <= height - lowY && seats.every((b) => clear(x, y, b));
-  for (let round = 0; round < ROUNDS; round += 1) {
-    let moved = false;
-    for (let i = 0; i < spots.length; i += 1) {
-      for (let j = i + 1; j < spots.length; j += 1) {
-        const a = spots[i];
-        const b = spots[j];
-        const dx = b.x - a.x;
-        const dy = b.y - a.y;
-        const px = cardW + GAP - Math.abs(dx);
-        const py = cardH + GAP - Math.abs(dy);
-        if (px <= 0.01 || py <= 0.01) continue;
-        moved = true;
-        // The shorter way, unless it takes a card onto a seat or off the table and the
-        // other way does not (a low table: the top and the bottom cards go aside).
-        const across = (dx < 0 ? -1 : 1) * (px / 2);
-        const down = (dy < 0 ? -1 : 1) * (py / 2);
-        const acrossFree = free(a.x - across, a.y) && free(b.x + across, b.y);
-        const downFree = free(a.x, a.y - down) && free(b.x, b.y + down);
-        if ((px <= py && (acrossFree || !downFree)) || (acrossFree && !downFree)) {
-          a.x -= across;
-          b.x += across;
-        } else {
-          a.y -= down;
-          b.y += down;
-        }
-      }
-    }
-    for (const spot of spots) {
-      for (const b of seats) {
-        const [ix, iy] = into(spot.x, spot.y, b);
-        if (ix <= 0.01 || iy <= 0.01) continue;
-        moved = true;
-        if (ix <= iy) spot.x += spot.x < (b.left + b.right) / 2 ? -ix : ix;
-        else spot.y += spot.y < (b.top + b.bottom) / 2 ? -iy : iy;
-      }
-      spot.x = Math.min(Math.max(spot.x, lowX), width - lowX);
-      spot.y = Math.min(Math.max(spot.y, lowY), height - lowY);
-    }
-    if (!moved) break;
-  }
-  let clashes = 0;
-  spots.forEach((a, i) => {
-    for (const b of spots.slice(i + 1)) {
-      if (Math.abs(a.x - b.x) < cardW + GAP - 0.5 && Math.abs(a.y - b.y) < cardH + GAP - 0.5) clashes += 1;
-    }
-    for (const b of seats) if (into(a.x, a.y, b).every((d) => d > 0.5)) clashes += 1;
-  });
-  const found = new Map();
-  seats.forEach((b, i) => {
-    found.set(b.seat, { x: (100 * spots[i].x) / width, y: (100 * spots[i].y) / height });
-  });
-  return { spots: found, clashes };
 }
 
 function seatChip(v, s) {

@@ -15,6 +15,7 @@
 import { num, t } from "./i18n.js";
 import { $, fill, h } from "./dom.js";
 import { play } from "./sound.js";
+import { icon } from "./icons.js";
 
 const TICK_MS = 250;
 const LOW = 5; // the last seconds: the count turns red, and ticks
@@ -28,6 +29,12 @@ let ticked = null; // the last whole second a tick was played for
 let idle = false; // the countdown is the idle limit's, not the room's timer
 const IDLE_SHOWN = 30; // seconds before the idle limit plays a turn that the table sees
 let ticker = null;
+let seatSized = () => {}; // what fits the table again when a seat's ring shows or goes
+
+/** Tell the timer what to call when a ring shows or goes on a seat (table.js placeTrick). */
+export function onSeatSize(fn) {
+  seatSized = fn;
+}
 
 /** A state frame arrived: note when its timed turn ends on this browser's clock. */
 export function noteTurnTimer(view) {
@@ -90,7 +97,7 @@ function ruleChip(view) {
   if (!board || !seconds || board.querySelector(".timer-rule")) return;
   const text = t("timer.seconds", { n: seconds });
   const label = `${t("rule.turn_seconds")}: ${text}`;
-  const chip = h("span", { class: "timer-rule", title: label, "aria-label": label }, "⏱ ", text);
+  const chip = h("span", { class: "timer-rule", title: label, "aria-label": label }, icon("clock"), " ", text);
   const target = board.querySelector(".target");
   if (target) target.after(chip);
   else board.prepend(chip);
@@ -107,7 +114,9 @@ function countdown(where = "seat") {
     circle.classList.add(part);
     ring.append(circle);
   }
-  return h("div", { class: `turn-timer ${where}-timer`, role: "timer" }, ring, h("span", { class: "turn-timer-s" }));
+  // Drawn as it is to show, so that the first update changes no seat's size.
+  const hidden = idle && (secondsLeft() ?? 0) > IDLE_SHOWN;
+  return h("div", { class: `turn-timer ${where}-timer`, role: "timer", hidden }, ring, h("span", { class: "turn-timer-s" }));
 }
 
 /** Redraw every countdown on the page; tick in the last seconds; stop once time is up. */
@@ -118,12 +127,18 @@ function update() {
     stop();
     return;
   }
+  let resized = false;
   const whole = Math.ceil(left);
   const share = total > 0 ? Math.min(1, left / total) : 0;
   for (const el of timers) {
-    // The idle limit shows in its last 30 s only; hidden, the ring keeps its room, so
-    // the seat does not grow under the trick's cards when it shows (table.js placeTrick).
-    el.style.visibility = idle && left > IDLE_SHOWN ? "hidden" : "";
+    // The idle limit shows in its last 30 s only. Hidden, it takes no room: beside the
+    // turn's mark it took a long name's width, which then ran over six lines. When it
+    // shows the seat grows, and the table is fitted again (`onSeatSize`).
+    const hide = idle && left > IDLE_SHOWN;
+    if (el.hidden !== hide) {
+      el.hidden = hide;
+      if (el.classList.contains("seat-timer")) resized = true;
+    }
     el.querySelector(".turn-timer-s").textContent = num(whole);
     el.setAttribute("aria-label", t(idle ? "timer.idle" : "timer.left", { count: whole }));
     el.title = idle ? t("timer.idle", { count: whole }) : "";
@@ -131,6 +146,7 @@ function update() {
     el.classList.toggle("low", left <= LOW);
     el.querySelector("circle.left").setAttribute("stroke-dashoffset", String(100 - 100 * share));
   }
+  if (resized) seatSized();
   const text = document.querySelector("#turn-clock .turn-clock-text");
   if (text) {
     // The idle limit's count by the panel, like its ring, only in its last 30 s, and in

@@ -202,6 +202,19 @@ def drive(
             raise AssertionError(f"stuck in {where}") from exc
 
 
+def move_on(table: Table, shot: dict[str, Any], view: dict[str, Any], mine: bool) -> None:
+    """Make our move if `mine` (`act`), then wait for the next state, and for the one
+    that takes our move: the server may send states made before it came (the others
+    discard at the same time), and acting on one of those again picked a card that our
+    move was about to take away."""
+    acted = act(table, view) if mine else False
+    table.wait_change(shot["seq"])
+    if acted:
+        answered(table, shot["seq"], view)
+    else:
+        table.page.wait_for_timeout(20)
+
+
 def answered(table: Table, seq: str | None, view: dict[str, Any], timeout: float = 15) -> None:
     """Wait until a state after `seq` takes our move: our `legal` (or hand, or phase) is
     not the one we acted on. A state that changes nothing of it (the commit the page

@@ -204,6 +204,38 @@ export function placeTrick() {
     card.style.top = `${spot.y}%`;
     card.style.width = best.scale < 1 ? `${full * best.scale}px` : "";
   }
+  placeNote(el);
+}
+
+// The corners the won trick's note may take, in order of preference.
+const CORNERS = [[], ["at-right"], ["at-top"], ["at-top", "at-right"]];
+
+/**
+ * The won trick's note ("★ Ann takes the trick") in the first corner of the table
+ * where it covers no seat and no card: bottom left, else bottom right, top left, top
+ * right; where every corner covers something, the one that covers least. On the
+ * narrowest phones (320 px) the bottom left lay over a seat.
+ */
+function placeNote(el) {
+  const note = el.querySelector(".trick-note");
+  if (!note) return;
+  const others = [...el.querySelectorAll(".seat[data-seat], .played[data-seat]")].map((e) => e.getBoundingClientRect());
+  const covered = () => {
+    const r = note.getBoundingClientRect();
+    const across = (b) => Math.max(0, Math.min(r.right, b.right) - Math.max(r.left, b.left));
+    const down = (b) => Math.max(0, Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top));
+    return others.reduce((sum, b) => sum + across(b) * down(b), 0);
+  };
+  let best = null;
+  for (const corner of CORNERS) {
+    note.classList.remove("at-right", "at-top");
+    note.classList.add(...corner);
+    const area = covered();
+    if (area < 1) return;
+    if (!best || area < best.area) best = { corner, area };
+  }
+  note.classList.remove("at-right", "at-top");
+  note.classList.add(...best.corner);
 }
 
 function seatChip(v, s) {

@@ -115,10 +115,10 @@ def press_through_a_redraw(page: Any, selector: str) -> None:
     box = page.locator(selector).bounding_box()
     assert box, selector
     # The left edge: a card of a fanned hand lies under its right-hand neighbour.
-    page.mouse.move(box["x"] + 6, box["y"] + box["height"] / 2)
+    x, y = box["x"] + 6, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
     assert page.evaluate(
-        "([x, y, s]) => document.elementFromPoint(x, y).closest(s) !== null",
-        [box["x"] + 6, box["y"] + box["height"] / 2, selector],
+        "([x, y, s]) => document.elementFromPoint(x, y).closest(s) !== null", [x, y, selector]
     ), selector
     page.mouse.down()
     page.evaluate("async () => (await import('/static/room.js')).changed('view')")

@@ -175,14 +175,15 @@ export function placeTrick() {
   // A chip taller than the stylesheet's guess (a long name on three lines, the turn's
   // ring) is kept inside the table by its own half height, measured once it has all it
   // shows: measured before the ring came, the player's own seat ran off the bottom.
-  for (const chip of el.querySelectorAll(".seat[data-seat]")) {
+  const chips = [...el.querySelectorAll(".seat[data-seat]")];
+  for (const chip of chips) {
     const half = `${Math.ceil(chip.offsetHeight / 2) + 2}px`;
     if (chip.style.getPropertyValue("--seat-h-half") !== half) chip.style.setProperty("--seat-h-half", half);
   }
   const cards = [...el.querySelectorAll(".played[data-seat]")];
   if (!cards.length) return;
   const origin = el.getBoundingClientRect();
-  const seats = [...el.querySelectorAll(".seat[data-seat]")].map((chip) => {
+  const seats = chips.map((chip) => {
     const r = chip.getBoundingClientRect();
     const left = r.left - origin.left - el.clientLeft;
     const top = r.top - origin.top - el.clientTop;

@@ -205,6 +205,14 @@ def test_a_second_table_plays_the_deal_and_the_tables_compare(
         "(es) => es.map((e) => e.dataset.rcard)",
     )
     assert trick == [p["card"] for p in record["tricks"][2]["cards"]]
+    # Loading the tables again (Refresh here; another table made does the same) keeps the
+    # two tables and the trick the player is on: they were made anew, empty, and a "Show"
+    # pressed while a new table's link came was lost.
+    first.evaluate("document.querySelector('#replay .tables-scroll').dataset.old = '1'")
+    first.click("#replay button[data-tables='refresh']")
+    first.wait_for_selector("#replay .tables-board > .tables-scroll:not([data-old])")
+    assert first.get_attribute("[data-tables='stage']", "data-step") == "2"
+    assert first.locator("[data-tables='stage'] .tables-side .trick-cards").count() == 2
     assert not axe_violations(first, "two tables side by side")
     screenshot(first, "desktop-tables", at="#replay .tables-panel")
     # From the practice room too, on the phone: a third table's link, within the screen.

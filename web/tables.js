@@ -27,6 +27,7 @@ export function tablesPanel(code, n) {
   const board = h("div", { class: "tables-board" }, h("p", { class: "muted" }, t("tables.loading")));
   const steps = h("div", { class: "tables-steps" });
   const path = `/api/rooms/${encodeURIComponent(code)}/hands/${n}`;
+  let stepsFor = null; // the tables the steps were made for
 
   const load = async () => {
     let res;
@@ -40,6 +41,12 @@ export function tablesPanel(code, n) {
       return;
     }
     fill(board, comparison(res.data, id));
+    // The steps are made again only when the tables are others: a reload after "Play
+    // this deal at another table" (whose table has not played yet) or "Refresh" must
+    // not throw away the two tables the player is stepping through.
+    const key = JSON.stringify(res.data.tables.map((table) => [table.room, table.hand]));
+    if (key === stepsFor) return;
+    stepsFor = key;
     fill(steps, res.data.tables.length > 1 ? compareSteps(res.data.tables, id) : null);
   };
 

@@ -84,7 +84,7 @@ def test_no_blind_play_while_the_last_trick_is_shown_and_the_focus_at_hand(
             assert catalogue("en")["play.after_trick"] in actions
             before = len([f for f in sent if f.get("type") == "play"])
             page.locator("#hand button[data-card]").first.click(force=True)
-            page.wait_for_selector("#table .trick-note", state="detached")
+            page.wait_for_selector(".trick-note", state="detached")
             assert len([f for f in sent if f.get("type") == "play"]) == before
             # Then the trick they play to: its cards on the table, the cards alive.
             now = page.evaluate(LAID)["cards"]
@@ -104,7 +104,7 @@ def test_no_blind_play_while_the_last_trick_is_shown_and_the_focus_at_hand(
             assert page.evaluate("!!document.activeElement.closest('#hand')")
             keys_checked = True
         if shot["held"] and "play" in kinds:
-            page.wait_for_selector("#table .trick-note", state="detached")
+            page.wait_for_selector(".trick-note", state="detached")
             continue
         move_on(table, shot, view, bool(kinds) and view["you"] in (view["turn"] or []))
 

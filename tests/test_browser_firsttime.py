@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from schmier.config import Settings
-from tests.support.browsers import DESKTOP, PHONE, PageFactory, Table
+from tests.support.browsers import DESKTOP, PHONE, PageFactory, Table, screenshot
 from tests.support.play import (
     act,
     create_room,
@@ -262,7 +262,7 @@ def test_every_screen_of_every_game(
         if view["phase"] == "game_over":
             break
         if shot["held"] and "play" in kinds:
-            page.wait_for_selector("#table .trick-note", state="detached")
+            page.wait_for_selector(".trick-note", state="detached")
             continue
         if mine:
             screens.check(view["phase"])
@@ -397,12 +397,80 @@ def test_trick_cards_clear_of_each_other_and_the_seats(
             break
         kinds = {a["type"] for a in view["legal"]}
         if shot["held"] and "play" in kinds:
-            page.wait_for_selector("#table .trick-note", state="detached")
+            page.wait_for_selector(".trick-note", state="detached")
             continue
         move_on(table, shot, view, bool(kinds) and view["you"] in (view["turn"] or []))
     assert most >= 4, most  # tricks were on the table while we looked
     assert looks >= len(LOW_AND_SMALL), looks
     assert not overlaps, sorted(set(overlaps))
+
+
+NOTE_AND_BAR = """() => {
+  // The won trick's note, wherever it lies (a corner of the table, else the bar under
+  // it), its text inside it; the top bar's chips clear of the language picker.
+  const box = (e) => e && e.getBoundingClientRect();
+  const over = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
+    && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const found = [];
+  const note = document.querySelector('.trick-note');
+  if (note) {
+    if (note.scrollWidth > note.clientWidth + 1) found.push("the note's text out of it");
+    const things = [...document.querySelectorAll('#table .seat[data-seat], #table [data-played]')];
+    for (const e of things) {
+      const what = e.dataset.played || `seat ${e.dataset.seat}`;
+      if (over(box(note), box(e))) found.push(`the note over ${what}`);
+    }
+  }
+  const lang = box(document.querySelector('.topbar .lang'));
+  for (const e of document.querySelectorAll('.topbar-mid > *, .topbar-mid .contract > *')) {
+    if (!e.offsetParent) continue;
+    if (over(box(e), lang)) found.push(`"${e.textContent}" under the language picker`);
+    // A chip squeezed narrower than its words: they run out of it, under the picker.
+    if (e.scrollWidth > e.clientWidth + 1) found.push(`"${e.textContent}" out of its chip`);
+  }
+  return { found, inBar: Boolean(note && note.closest('#tricks-bar')) };
+}"""
+
+
+@pytest.mark.parametrize("size", [{"width": 320, "height": 568}, {"width": 360, "height": 640}])
+def test_the_six_seat_table_on_the_narrowest_phones(
+    server: RunningServer, pages: PageFactory, size: dict[str, int]
+) -> None:
+    """At 320 and 360 px, six seats and the longest name: the trick clear of the seats,
+    the won trick's note over nothing (where no corner of the table is free it lies
+    over the bar under the table) and its long name inside it, the trump chip clear of
+    the language picker. At 320 px the note lay over a seat in every look and the chip
+    ran under the picker; at 360 px a 24-letter winner's name ran out of the note over
+    the player's own seat."""
+    page = pages(viewport=size, is_mobile=True, has_touch=True)
+    hold(page, 1200)
+    table = Table(page)
+    create_room(page, server, "schmier6", target=5)
+    sit(page, LONG, 0)
+    fill_and_start(page)
+    problems: list[str] = []
+    notes = 0
+    deadline = time.monotonic() + 240
+    while True:
+        shot, view = table.synced()
+        assert time.monotonic() < deadline, view["phase"]
+        if view["phase"] != "lobby":
+            page.evaluate(FRAMES)
+            problems += cards_clear(page) if shot["played"] else []
+            looked = page.evaluate(NOTE_AND_BAR)
+            problems += looked["found"]
+            if looked["inBar"] and not notes:
+                screenshot(page, f"phone-{size['width']}-six-seats")
+            notes += looked["inBar"] if size["width"] < 360 else shot["held"]
+        if len(view["tricks"]) >= 3 or view["phase"] in ("hand_over", "game_over"):
+            break
+        kinds = {a["type"] for a in view["legal"]}
+        if shot["held"] and "play" in kinds:
+            page.wait_for_selector(".trick-note", state="detached")
+            continue
+        move_on(table, shot, view, bool(kinds) and view["you"] in (view["turn"] or []))
+    assert notes, "no won trick's note was seen"
+    assert not problems, sorted(set(problems))
 
 
 def test_waiting_for_a_long_name_keeps_the_phone_page_narrow(
@@ -426,7 +494,7 @@ def test_waiting_for_a_long_name_keeps_the_phone_page_narrow(
             break
         kinds = {a["type"] for a in view["legal"]}
         if shot["held"] and "play" in kinds:
-            ann.wait_for_selector("#table .trick-note", state="detached")
+            ann.wait_for_selector(".trick-note", state="detached")
             continue
         acted = act(ann_table, view) if kinds and 0 in (view["turn"] or []) else False
         ann_table.wait_change(shot["seq"])

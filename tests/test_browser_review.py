@@ -34,7 +34,7 @@ HELD = """
 window.__held = [];
 new MutationObserver(() => {
   const table = document.getElementById('table');
-  if (!table || !table.querySelector('.trick-note')) return;
+  if (!table || !document.querySelector('.trick-note')) return;
   const cards = [...table.querySelectorAll('[data-played]')]
     .map((e) => `${e.dataset.played}@${e.dataset.seat}`).sort().join(' ');
   const won = table.querySelector('[data-played].won');
@@ -149,7 +149,7 @@ def test_the_last_trick_by_mouse_and_keyboard_and_every_won_trick_is_held(
     shows(len(tricks) - 1)
     # The last trick leaves the table (Ann's turn starts anew): the keyboard stays in
     # the panel she is looking through.
-    page.wait_for_selector("#table .trick-note", state="detached")
+    page.wait_for_selector(".trick-note", state="detached")
     page.keyboard.press("ArrowLeft")
     shows(len(tricks) - 2)
     page.keyboard.press("L")

@@ -562,7 +562,7 @@ def test_6_a_whole_hand_of_wisconsin_smear_with_the_keyboard_alone(
         if shot["held"]:
             # The turn begins once the last trick has left the table (the cards come
             # alive then, and the focus goes to the first one of them).
-            page.wait_for_selector("#table .trick-note", state="detached")
+            page.wait_for_selector(".trick-note", state="detached")
             continue
         check_in_view(table, shot, view)
         tabs += keyboard_move(table, view)

@@ -76,7 +76,8 @@ export function renderTricksBar() {
     panel.open ? t("tricks.hide") : t("tricks.show"),
     h("kbd", { "aria-hidden": "true" }, "L"),
   );
-  fill(el, button, panel.open ? openPanel(all) : null);
+  // The won trick's note, where the table had no corner for it (table.js), stays.
+  fill(el, button, panel.open ? openPanel(all) : null, el.querySelector(":scope > .trick-note"));
 }
 
 function openPanel(all) {

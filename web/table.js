@@ -152,8 +152,14 @@ export function renderTable() {
     winner !== null && winner !== undefined
       ? h("p", { class: "trick-note", role: "status" }, "★ ", t("trick.won", { name: seatName(winner) }))
       : null;
+  // The last state's note, if it had no corner and went to the bar under the table
+  // (which lasttrick.js hides again if the hand has no trick).
+  document.querySelector("#tricks-bar > .trick-note")?.remove();
   fill(el, h("div", { class: "felt" }), centre, seats, played, note);
   el.classList.toggle("in-lobby", v.phase === "lobby");
+  // A hand's last trick, still held when the next is dealt (a long hold), keeps the
+  // table at its playing height: on a phone the bidding's lower table crowded it.
+  el.classList.toggle("holding", Boolean(room.held));
   el.classList.toggle(`seats-${n}`, true);
 }
 
@@ -198,14 +204,20 @@ export function placeTrick() {
     if (!best || laid.clashes < best.clashes) best = { ...laid, scale };
     if (!laid.clashes) break;
   }
+  const w = full * best.scale;
+  const tall = (w * 84) / 60;
+  const laid = [];
   for (const card of cards) {
     const spot = best.spots.get(card.dataset.seat);
     if (!spot) continue;
     card.style.left = `${spot.x}%`;
     card.style.top = `${spot.y}%`;
-    card.style.width = best.scale < 1 ? `${full * best.scale}px` : "";
+    card.style.width = best.scale < 1 ? `${w}px` : "";
+    const x = (spot.x / 100) * el.clientWidth;
+    const y = (spot.y / 100) * el.clientHeight;
+    laid.push({ left: x - w / 2, top: y - tall / 2, right: x + w / 2, bottom: y + tall / 2 });
   }
-  placeNote(el);
+  placeNote(el, [...seats, ...laid]);
 }
 
 // The corners the won trick's note may take, in order of preference.
@@ -214,29 +226,46 @@ const CORNERS = [[], ["at-right"], ["at-top"], ["at-top", "at-right"]];
 /**
  * The won trick's note ("★ Ann takes the trick") in the first corner of the table
  * where it covers no seat and no card: bottom left, else bottom right, top left, top
- * right; where every corner covers something, the one that covers least. On the
- * narrowest phones (320 px) the bottom left lay over a seat.
+ * right. Where every corner covers something (the six-seat table on a phone under
+ * 375 px: the bottom left lay over a seat, and a long name ran over the player's own),
+ * it lies over the bar under the table instead, over its "Last trick" button: the
+ * trick is on the table meanwhile, so the button is of no use until the note goes.
  */
-function placeNote(el) {
-  const note = el.querySelector(".trick-note");
+function placeNote(el, boxes) {
+  const bar = $("tricks-bar"); // drawn with the table (render.js)
+  const note = el.querySelector(".trick-note") || bar.querySelector(":scope > .trick-note");
   if (!note) return;
-  const others = [...el.querySelectorAll(".seat[data-seat], .played[data-seat]")].map((e) => e.getBoundingClientRect());
+  if (note.parentNode !== el) {
+    if (note.classList.contains("alone")) bar.hidden = true; // shown for the note only
+    el.append(note);
+  }
+  note.classList.remove("in-bar", "alone");
+  // The cards' boxes are where they come to rest (`boxes`, in the table's pixels), not
+  // where their motions have them now: measured as they slid in, a free corner was
+  // taken for covered and a covered one for free.
+  const origin = el.getBoundingClientRect();
+  // A note that only touches a box (within a pixel: a 34% wide note beside the player's
+  // seat) covers nothing.
   const covered = () => {
     const r = note.getBoundingClientRect();
-    const across = (b) => Math.max(0, Math.min(r.right, b.right) - Math.max(r.left, b.left));
-    const down = (b) => Math.max(0, Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top));
-    return others.reduce((sum, b) => sum + across(b) * down(b), 0);
+    const left = r.left - origin.left - el.clientLeft + 1;
+    const top = r.top - origin.top - el.clientTop + 1;
+    const across = (b) => Math.max(0, Math.min(left + r.width - 2, b.right) - Math.max(left, b.left));
+    const down = (b) => Math.max(0, Math.min(top + r.height - 2, b.bottom) - Math.max(top, b.top));
+    return boxes.reduce((sum, b) => sum + across(b) * down(b), 0);
   };
-  let best = null;
   for (const corner of CORNERS) {
     note.classList.remove("at-right", "at-top");
     note.classList.add(...corner);
-    const area = covered();
-    if (area < 1) return;
-    if (!best || area < best.area) best = { corner, area };
+    if (covered() < 1) return;
   }
   note.classList.remove("at-right", "at-top");
-  note.classList.add(...best.corner);
+  // The bar is hidden while the hand has no trick (a hand's last trick still held when
+  // the next is dealt): then it shows for the note alone, which takes its room.
+  note.classList.add("in-bar");
+  note.classList.toggle("alone", bar.hidden);
+  bar.hidden = false;
+  bar.prepend(note);
 }
 
 function seatChip(v, s) {

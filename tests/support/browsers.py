@@ -177,7 +177,7 @@ class Table:
                 played: [...document.querySelectorAll('[data-played]')].map(
                   (e) => ({ card: e.dataset.played, seat: Number(e.dataset.seat) })),
                 // A finished trick still shown: no card is playable until it goes.
-                held: document.querySelector('#table .trick-note') !== null,
+                held: document.querySelector('.trick-note') !== null,
                 scrollWidth: document.documentElement.scrollWidth,
                 innerWidth: window.innerWidth,
               };

@@ -190,7 +190,7 @@ def drive(
         assert time.monotonic() < deadline, f"no end in sight (phase {view['phase']})"
         if shot.get("held") and any(a["type"] == "play" for a in view["legal"]):
             # Our turn to play comes once the last trick has left the table.
-            table.page.wait_for_selector("#table .trick-note", state="detached")
+            table.page.wait_for_selector(".trick-note", state="detached")
             continue
         acted = act(table, view, keyboard, touch)
         try:

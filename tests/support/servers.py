@@ -214,7 +214,11 @@ def server_seat_count(variant: str) -> range:
 
 
 async def play_all(
-    players: list[Player], done: Callable[[dict[str, Any]], bool], timeout: float = 60
+    players: list[Player], done: Callable[[dict[str, Any]], bool], timeout: float = 180
 ) -> list[dict[str, Any]]:
-    """Run every player until `done` holds for each of them."""
+    """Run every player until `done` holds for each of them.
+
+    `timeout` only bounds a game that never ends: a six-seat game to 7 with a hint before
+    every move and a withheld reveal at each deal takes about 10 s alone, and once ran
+    past 60 s on a machine loaded by the other workers while every move went on."""
     return list(await asyncio.gather(*(p.play_until(done, timeout) for p in players)))

@@ -93,7 +93,7 @@ function gameSheet(data, game) {
       ),
       h(
         "td",
-        {},
+        { class: "bid-cell" },
         `${names(game.seats, [hand.bidder])} ${num(hand.bid)} `,
         h("span", { class: hand.made ? "made" : "set" }, hand.made ? "✓" : "✗"),
       ),

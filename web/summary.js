@@ -129,7 +129,7 @@ export function renderSheet() {
       {},
       // The room's number of the hand, as the history and the replay link have it.
       h("td", {}, e.n === undefined ? "…" : num(e.n)),
-      h("td", {}, `${e.bidderName} ${num(e.bid)} `, h("span", { class: e.made ? "made" : "set" }, e.made ? "✓" : "✗")),
+      h("td", { class: "bid-cell" }, `${e.bidderName} ${num(e.bid)} `, h("span", { class: e.made ? "made" : "set" }, e.made ? "✓" : "✗")),
       (e.deltas || []).map((d, i) =>
         h(
           "td",

@@ -66,6 +66,23 @@ OVERFLOWS = """() => {
         (c) => c.getBoundingClientRect().right > width + 1));
     out.push(`page ${page} px wide on a ${width} px screen: ${wide.slice(0, 3).map(name)}`);
   }
+  // Each word (up to 16 letters: a longer name may wrap) of the text nodes `shown` of
+  // `e` that the browser broke over two lines.
+  const brokenWords = (e, shown) => {
+    const found = [];
+    for (const n of shown) {
+      for (const m of n.textContent.matchAll(/\\S+/g)) {
+        if (m[0].length > 16) continue;
+        const range = document.createRange();
+        range.setStart(n, m.index);
+        range.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+          .map((r) => Math.round(r.top)));
+        if (tops.size > 1) found.push(`one word on ${tops.size} lines: ${name(e)} (${m[0]})`);
+      }
+    }
+    return found;
+  };
   for (const e of document.querySelectorAll('body *')) {
     if (!visible(e) || clipped(e) || e.closest('svg, .sr-only, .tip')) continue;
     const style = getComputedStyle(e);
@@ -87,15 +104,16 @@ OVERFLOWS = """() => {
         if (at.closest('svg, .sr-only') || at.getBoundingClientRect().width <= 1) continue;
         if (n.textContent.trim()) shown.push(n);
       }
-      for (const n of e.tagName === 'BUTTON' ? shown : []) {
-        const word = n.textContent.trim();
-        if (/\\s/.test(word) || word.length > 16) continue;
-        const range = document.createRange();
-        range.selectNodeContents(n);
-        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
-          .map((r) => Math.round(r.top)));
-        if (tops.size > 1) out.push(`one word on ${tops.size} lines: ${name(e)}`);
+      if (e.tagName === 'BUTTON') out.push(...brokenWords(e, shown));
+    }
+    // A column's heading ("Bot 2" once stood as "Bo" over "t" over "2" in the sheet).
+    if (e.tagName === 'TH') {
+      const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+      const shown = [];
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        if (!n.parentElement.closest('svg, .sr-only') && n.textContent.trim()) shown.push(n);
       }
+      out.push(...brokenWords(e, shown));
     }
     // Anything sticking out of the screen's sides.
     const kinds = ['BUTTON', 'INPUT', 'SELECT', 'A', 'P', 'SPAN', 'TD', 'TH', 'H2', 'H3', 'LI'];

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -363,6 +363,23 @@ LOW_AND_SMALL = [PHONE, {"width": 1280, "height": 720}, {"width": 1366, "height"
 """A phone, and laptops' screens, lower than the desktop of the test above."""
 
 
+def three_tricks(table: Table, look: Callable[[dict[str, Any], dict[str, Any]], None]) -> None:
+    """Play (the bots at once) until three tricks are done or the hand is over, showing
+    `look` every state the page draws: what it shows (`Table.synced`) and its view."""
+    deadline = time.monotonic() + 240
+    while True:
+        shot, view = table.synced()
+        assert time.monotonic() < deadline, view["phase"]
+        look(shot, view)
+        if len(view["tricks"]) >= 3 or view["phase"] in ("hand_over", "game_over"):
+            return
+        kinds = {a["type"] for a in view["legal"]}
+        if shot["held"] and "play" in kinds:
+            table.page.wait_for_selector(".trick-note", state="detached")
+            continue
+        move_on(table, shot, view, bool(kinds) and view["you"] in (view["turn"] or []))
+
+
 @pytest.mark.parametrize("variant", ["schmier6", "schmier5", "wisconsin4"])
 def test_trick_cards_clear_of_each_other_and_the_seats(
     server: RunningServer, pages: PageFactory, variant: str
@@ -382,24 +399,18 @@ def test_trick_cards_clear_of_each_other_and_the_seats(
     overlaps: list[str] = []
     looks = 0
     most = 0
-    deadline = time.monotonic() + 240
-    while True:
-        shot, view = table.synced()
-        assert time.monotonic() < deadline, view["phase"]
+
+    def look(shot: dict[str, Any], view: dict[str, Any]) -> None:
+        nonlocal looks, most
         if shot["played"]:
             size = LOW_AND_SMALL[looks % len(LOW_AND_SMALL)]
             page.set_viewport_size(size)
             page.evaluate(FRAMES)
-            overlaps += [f"{size['width']}x{size['height']}: {o}" for o in cards_clear(page)]
+            overlaps.extend(f"{size['width']}x{size['height']}: {o}" for o in cards_clear(page))
             looks += 1
         most = max(most, len(shot["played"]))
-        if len(view["tricks"]) >= 3 or view["phase"] in ("hand_over", "game_over"):
-            break
-        kinds = {a["type"] for a in view["legal"]}
-        if shot["held"] and "play" in kinds:
-            page.wait_for_selector(".trick-note", state="detached")
-            continue
-        move_on(table, shot, view, bool(kinds) and view["you"] in (view["turn"] or []))
+
+    three_tricks(table, look)
     assert most >= 4, most  # tricks were on the table while we looked
     assert looks >= len(LOW_AND_SMALL), looks
     assert not overlaps, sorted(set(overlaps))
@@ -450,25 +461,20 @@ def test_the_six_seat_table_on_the_narrowest_phones(
     fill_and_start(page)
     problems: list[str] = []
     notes = 0
-    deadline = time.monotonic() + 240
-    while True:
-        shot, view = table.synced()
-        assert time.monotonic() < deadline, view["phase"]
-        if view["phase"] != "lobby":
-            page.evaluate(FRAMES)
-            problems += cards_clear(page) if shot["played"] else []
-            looked = page.evaluate(NOTE_AND_BAR)
-            problems += looked["found"]
-            if looked["inBar"] and not notes:
-                screenshot(page, f"phone-{size['width']}-six-seats")
-            notes += looked["inBar"] if size["width"] < 360 else shot["held"]
-        if len(view["tricks"]) >= 3 or view["phase"] in ("hand_over", "game_over"):
-            break
-        kinds = {a["type"] for a in view["legal"]}
-        if shot["held"] and "play" in kinds:
-            page.wait_for_selector(".trick-note", state="detached")
-            continue
-        move_on(table, shot, view, bool(kinds) and view["you"] in (view["turn"] or []))
+
+    def look(shot: dict[str, Any], view: dict[str, Any]) -> None:
+        nonlocal notes
+        if view["phase"] == "lobby":
+            return
+        page.evaluate(FRAMES)
+        problems.extend(cards_clear(page) if shot["played"] else [])
+        looked = page.evaluate(NOTE_AND_BAR)
+        problems.extend(looked["found"])
+        if looked["inBar"] and not notes:
+            screenshot(page, f"phone-{size['width']}-six-seats")
+        notes += looked["inBar"] if size["width"] < 360 else shot["held"]
+
+    three_tricks(table, look)
     assert notes, "no won trick's note was seen"
     assert not problems, sorted(set(problems))
 

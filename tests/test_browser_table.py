@@ -30,6 +30,7 @@ from tests.support.browsers import (
 )
 from tests.support.play import act, answered, create_room, drive, fill_and_start, sit
 from tests.support.servers import FAST, Client, Player, ServerFactory, free_port
+from tests.test_browser_firsttime import cards_clear
 from tests.test_browser_together import in_thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.long]
@@ -382,6 +383,72 @@ def test_5_the_longest_names_fit_on_a_phone_and_nothing_is_cut(
             page.wait_for_timeout(50)
     hook(table, {}, {})
     assert page.locator("#hand-summary[open]").count() == 1
+
+
+SIDEWAYS = {"width": 667, "height": 375}
+"""A phone turned sideways: the smallest common one (iPhone SE)."""
+
+IN_SIGHT = """(want) => {
+  // On the screen, and below the sticky top bar unless in it (what lies under the bar
+  // is hidden by it), with the state the page shows as it is read.
+  const top = document.getElementById('top');
+  const bar = top.getBoundingClientRect().bottom;
+  const seen = (e) => {
+    const r = e.getBoundingClientRect();
+    const from = top.contains(e) ? 0 : bar;
+    return r.width > 0 && r.height > 0 && r.top >= from - 0.5 && r.left >= -0.5
+      && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5;
+  };
+  const off = {};
+  for (const [name, selector] of Object.entries(want)) {
+    const found = [...document.querySelectorAll(selector)];
+    const out = found.length ? found.filter((e) => !seen(e)) : [null];
+    if (out.length) off[name] = out.map((e) => (e ? e.outerHTML.slice(0, 60) : 'missing'));
+  }
+  return { seq: document.body.dataset.seq, off,
+           wide: [document.scrollingElement.scrollWidth, innerWidth] };
+}"""
+
+
+@pytest.mark.parametrize("variant", GAMES)
+def test_10_a_phone_held_sideways_keeps_the_trick_beside_the_hand(
+    variant: str, server_factory: ServerFactory, pages: PageFactory
+) -> None:
+    """On a phone turned sideways the table stands beside the action panel and the
+    hand: at every turn of the player's, the trick they play to and the cards or
+    buttons they may use are on the screen together (one under the other, the trick
+    lay above the fold at 20 of the 23 turns to play of a six-seat hand), with the trump
+    and the bid in the top bar; the trick's cards lie clear of the seats, with the
+    longest name; nothing scrolls sideways. The scores may scroll away under a long
+    action panel (a discard): the table stays, stuck under the top bar."""
+    server = server_factory()
+    page = pages(viewport=SIDEWAYS, is_mobile=True, has_touch=True)
+    table = started(page, server, variant, name=LONG[0])
+    tricks: list[str] = []
+
+    def hook(table: Table, shot: dict[str, Any], view: dict[str, Any]) -> None:
+        if view["you"] not in (view["turn"] or []) or not view["legal"]:
+            return
+        want = wanted(view, wide=False)
+        del want["scores"]
+        if shot.get("held") and "cards" in want:
+            want["cards"] = "#hand button[data-card]"  # alive once the last trick goes
+        if view["trick"] and any(a["type"] == "play" for a in view["legal"]):
+            want["trick"] = "#table [data-played]"
+        looked = page.evaluate(IN_SIGHT, want)
+        if looked["seq"] != shot["seq"]:
+            return  # the page drew a newer state meanwhile: the next look has it
+        assert looked["wide"][0] <= looked["wide"][1], looked["wide"]
+        assert not looked["off"], (view["phase"], looked["off"])
+        if "trick" in want:
+            tricks.append(view["phase"])
+            assert not cards_clear(page), view["trick"]
+            if len(tricks) == 2:
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SCREENSHOTS / f"phone-sideways-{variant}.png"))
+
+    drive(table, lambda v: v["phase"] in ("hand_over", "game_over"), hook=hook, touch=True)
+    assert len(tricks) >= 3, tricks  # turns to play to a trick were looked at
 
 
 def test_7_empty_seats_on_the_table_carry_their_numbers(

@@ -87,18 +87,25 @@ export function afterRender() {
   }
 }
 
-/** The top of the room (the scores, the table) in view, and the hand too if it fits. */
+/**
+ * The top of the room (the scores, the table) in view, and the hand too if it fits; else
+ * the action panel and the hand; else (a partner's card picked on a phone held sideways)
+ * the action panel from its top, where the question is.
+ */
 function bringIntoView() {
   const main = document.getElementById("room");
   const hand = document.getElementById("hand");
+  const actions = document.getElementById("actions");
   const top = document.getElementById("top");
-  if (!main || !hand) return;
+  if (!main || !hand || !actions) return;
   const bar = top ? top.getBoundingClientRect().bottom : 0;
   const start = main.getBoundingClientRect().top;
   const end = hand.getBoundingClientRect().bottom;
+  const panel = actions.getBoundingClientRect().top;
   if (start >= bar && end <= innerHeight) return; // all in view already
   if (end - start <= innerHeight - bar) window.scrollTo({ top: 0, behavior: "instant" });
-  else hand.scrollIntoView({ block: "end", behavior: "instant" });
+  else if (end - panel <= innerHeight - bar) hand.scrollIntoView({ block: "end", behavior: "instant" });
+  else window.scrollBy({ top: panel - bar - 8, behavior: "instant" });
 }
 
 /** When the discard picked is complete, its button is the next thing to do. */

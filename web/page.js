@@ -10,6 +10,14 @@ import { $, h } from "./dom.js";
 
 export const LANGUAGE_EVENT = "schmier:language";
 
+// The top bar's height as `--top-h` (it wraps to two rows on a phone, and the banner adds
+// to it): what lies stuck under it (the table on a phone held sideways, screens.css)
+// starts below it.
+const topHeight = new ResizeObserver(([entry]) => {
+  const height = Math.round(entry.borderBoxSize[0].blockSize);
+  document.documentElement.style.setProperty("--top-h", `${height}px`);
+});
+
 /** Replace the page's body with the shell around `main`. */
 export function shell(...main) {
   const picker = h(
@@ -48,6 +56,8 @@ export function shell(...main) {
   // contract and "Connection lost" stay in sight however far the page is scrolled.
   const top = h("div", { class: "top", id: "top" }, header, banner);
   document.body.replaceChildren(top, toast, ...main);
+  topHeight.disconnect();
+  topHeight.observe(top);
   // The page's language changes with what it shows, not before: a rules page waits
   // for its words (i18n.loadHelp) after the language is chosen.
   document.documentElement.lang = currentLanguage();

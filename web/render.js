@@ -78,6 +78,11 @@ function renderControls() {
 
 let subscribed = false;
 
+// The trick's cards lie where the seats leave room, which the table's size decides: the
+// window's, and on a phone held sideways the top bar's height too (a chip that wraps it
+// to two rows, the banner), which changes the table's and not the window's.
+const tableSize = new ResizeObserver(() => placeTrick());
+
 /** Draw the room page (again, after a language change) and follow the room state. */
 export function showRoom() {
   if (!subscribed) {
@@ -90,16 +95,6 @@ export function showRoom() {
     listenForArrows();
     setNextFocus(nextThing);
     onSeatSize(placeTrick);
-    // The trick's cards lie where the seats leave room, which the window's size decides.
-    let queued = false;
-    window.addEventListener("resize", () => {
-      if (queued) return;
-      queued = true;
-      requestAnimationFrame(() => {
-        queued = false;
-        placeTrick();
-      });
-    });
   }
   if (room.fatal) {
     renderFatal();
@@ -107,6 +102,8 @@ export function showRoom() {
   }
   document.title = `Schmier · ${room.code}`;
   buildFrame();
+  tableSize.disconnect();
+  tableSize.observe($("table"));
   showBanner(room.status);
   renderPaused(room.paused);
   if (room.view) renderView();
@@ -137,15 +134,22 @@ function buildFrame() {
         "section",
         { class: "board", "aria-label": t("table") },
         h("div", { id: "scoreboard", class: "scoreboard" }),
+        // The table, and what the player does in a group that lays out as nothing
+        // (`display: contents`) but on a phone held sideways, where it is the column
+        // beside the table (screens.css), so that the trick and the hand share a screen.
         h("div", { id: "table", class: "table" }),
-        h("div", { id: "tricks-bar", class: "tricks-bar", hidden: true }),
-        joinPanel(),
-        // By the action panel: this player's own countdown, and what the bot played
-        // for them when the time ran out.
-        h("div", { id: "turn-clock", class: "turn-clock", hidden: true }),
-        h("p", { id: "timeout-note", class: "timeout-note", role: "alert", hidden: true }),
-        h("div", { id: "actions", class: "actions" }),
-        h("div", { id: "hand", class: "hand", role: "group", tabindex: "-1", "aria-label": t("hand.yours") }),
+        h(
+          "div",
+          { class: "board-controls" },
+          h("div", { id: "tricks-bar", class: "tricks-bar", hidden: true }),
+          joinPanel(),
+          // By the action panel: this player's own countdown, and what the bot played
+          // for them when the time ran out.
+          h("div", { id: "turn-clock", class: "turn-clock", hidden: true }),
+          h("p", { id: "timeout-note", class: "timeout-note", role: "alert", hidden: true }),
+          h("div", { id: "actions", class: "actions" }),
+          h("div", { id: "hand", class: "hand", role: "group", tabindex: "-1", "aria-label": t("hand.yours") }),
+        ),
         h("div", { id: "summary", class: "summary" }),
         togetherPanel(),
         practicePanel(),

@@ -172,7 +172,7 @@ const SCALES = [1, 0.9, 0.8, 0.7]; // the trick's cards' sizes tried, until they
  * seats take much of the table, and a card on a plain ring round the centre covered
  * names). Each seat's spot is worked out whether or not it has played, so a card never
  * moves when the next is played. Called once the page is drawn (the turn's ring can
- * make a seat taller), when a ring shows or goes, and when the window's size changes;
+ * make a seat taller), when a ring shows or goes, and when the table's size changes;
  * the seats are first kept inside the table by their height.
  */
 export function placeTrick() {

@@ -686,7 +686,11 @@ async def test_the_sample_nginx_configuration_survives_losing_an_instance(
         # least_conn put the two sockets on different instances: one lost its server.
         assert sum(r.reconnects for r in seats.values()) >= 1
         for roaming in seats.values():
-            assert {e["code"] for e in roaming.errors} <= {"unavailable"}
+            # A move refused while the room moved (`unavailable`); on a machine loaded
+            # past its store's time limits (the whole suite took 22 minutes on slow
+            # cores), also a moment's pause for the store (`store_unavailable`), after
+            # which the game went on: it was checked whole above.
+            assert {e["code"] for e in roaming.errors} <= {"unavailable", "store_unavailable"}
             await roaming.close()
     finally:
         proxy.terminate()

@@ -18,6 +18,7 @@ from tests.support.browsers import PHONE, PageFactory, Table, screenshot, serve_
 from tests.support.play import (
     Shots,
     act,
+    answered,
     check_contract,
     check_fits,
     create_room,
@@ -106,6 +107,9 @@ def test_two_people_see_each_others_moves_and_never_each_others_cards(
             act(me, view)
             moved = True
             me.wait_change(shot["seq"])
+            # The state that takes the move: one made before it came (the other's
+            # discard) still offers it, and acting on it again found no button.
+            answered(me, shot["seq"], view)
             if bidding and seat == 1:
                 # Unless Bea's pass was the last of an all-pass (a redeal clears the
                 # bids), Ann's bid list shows it until the play starts.

@@ -15,7 +15,7 @@ import pytest
 from schmier.engine.bots import levels
 from tests.support import loopback
 from tests.support.browsers import PageFactory, Table
-from tests.support.play import check_contract, create_room, sit
+from tests.support.play import check_contract, create_room, press_card, sit
 from tests.support.servers import ServerFactory
 
 if TYPE_CHECKING:
@@ -132,10 +132,10 @@ def hinted_selector(action: dict[str, Any]) -> list[str]:
 def follow(page: Page, action: dict[str, Any]) -> None:
     """Do what the hint said, by clicking as a person would."""
     if action["type"] == "play":
-        page.click(f'#hand button[data-card="{action["card"]}"]')
+        press_card(page, f'#hand button[data-card="{action["card"]}"]')
     elif action["type"] == "discard":
         for card in action["cards"]:
-            page.click(f'#hand button[data-card="{card}"]')
+            press_card(page, f'#hand button[data-card="{card}"]')
         page.click('button[data-action="discard"]')
     else:
         page.click(hinted_selector(action)[0])

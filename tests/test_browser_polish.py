@@ -21,7 +21,7 @@ from schmier import __version__
 from schmier.config import Settings
 from tests.support import loopback
 from tests.support.browsers import PHONE, PageFactory, Table, serve_on_port
-from tests.support.play import card_name, create_room, drive, fill_and_start, sit
+from tests.support.play import card_name, create_room, drive, fill_and_start, press_card, sit
 from tests.support.servers import FAST, RunningServer, ServerFactory
 
 pytestmark = pytest.mark.browser
@@ -287,7 +287,7 @@ def test_plays_are_animated_and_no_state_waits_for_an_animation(
         drive(table, lambda v: any(a["type"] == "play" for a in v["legal"]), limit=60)
         _, view = table.synced()
         card = next(a["card"] for a in view["legal"] if a["type"] == "play")
-        page.click(f'#hand button[data-card="{card}"]')
+        press_card(page, f'#hand button[data-card="{card}"]')
         # Noted as the slide starts: a running animation could be over (or the trick
         # gathered) before a poll of `getAnimations()` sees it on a loaded machine.
         page.wait_for_function(f"() => window.__slid.includes('{card}')")

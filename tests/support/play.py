@@ -36,6 +36,31 @@ RANKS = {
 SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 
 
+SEEN_PART = """(el) => {
+  const r = el.getBoundingClientRect();
+  const next = el.nextElementSibling;
+  let right = r.right;
+  if (next) {
+    const n = next.getBoundingClientRect();
+    if (n.left > r.left && n.top < r.bottom && n.bottom > r.top) right = Math.min(right, n.left);
+  }
+  return { x: (right - r.left) / 2, y: r.height / 2 };
+}"""
+"""Where a finger or a mouse meets a card of a fanned hand: the middle of the part its
+right-hand neighbour leaves uncovered. The middle of its box lay a pixel from that
+neighbour's edge on a phone held sideways, and a tap there (while the card picked
+before it rose) picked the neighbour instead."""
+
+
+def press_card(page: Page, selector: str, *, touch: bool = False) -> None:
+    """Click (or tap) a card of the hand where it shows (`SEEN_PART`)."""
+    spot = page.locator(selector).evaluate(SEEN_PART)
+    if touch:
+        page.tap(selector, position=spot)
+    else:
+        page.click(selector, position=spot)
+
+
 def create_room(page: Page, server: RunningServer, variant: str, target: int = 5) -> str:
     """Create a room through the home page's form; the room's code."""
     page.goto(server.base_url + "/")
@@ -116,10 +141,13 @@ def act(table: Table, view: dict[str, Any], keyboard: bool = False, touch: bool 
     page = table.page
     legal = view["legal"]
 
-    def press(selector: str) -> None:
+    def press(selector: str, card: bool = False) -> None:
         if keyboard:
             page.focus(selector)
             page.keyboard.press("Enter")
+            return
+        if card:
+            press_card(page, selector, touch=touch)
         elif touch:
             page.tap(selector)
         else:
@@ -143,7 +171,7 @@ def act(table: Table, view: dict[str, Any], keyboard: bool = False, touch: bool 
         assert button.is_enabled() == (template["min"] == 0)
         count = max(template["min"], min(1, template["max"]))
         for card in template["from"][:count]:
-            press(f'#hand button[data-card="{card}"]')
+            press(f'#hand button[data-card="{card}"]', card=True)
             assert page.get_attribute(f'#hand button[data-card="{card}"]', "aria-pressed") == "true"
         assert button.is_enabled()
         press('button[data-action="discard"]')
@@ -155,7 +183,7 @@ def act(table: Table, view: dict[str, Any], keyboard: bool = False, touch: bool 
             press('button[data-action="call"]:not([data-card])')
     elif "play" in kinds:
         card = next(a["card"] for a in legal if a["type"] == "play")
-        press(f'#hand button[data-card="{card}"]')
+        press(f'#hand button[data-card="{card}"]', card=True)
     else:
         return False
     return True

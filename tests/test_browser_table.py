@@ -726,9 +726,10 @@ def test_9_a_redraw_leaves_the_keyboard_and_the_scroll_where_the_player_left_the
     page.wait_for_selector("body[data-phase='hand_over'] #hand-summary[open]")
     # The row is numbered once the list of the room's hands has come (a row changed: the
     # sheet is drawn again); on a loaded machine that came after the mark below.
-    page.wait_for_function(
+    until(
+        page,
         "() => [...document.querySelectorAll('#sheet-wrap tbody tr td:first-child')]"
-        ".some((td) => td.textContent !== '' && td.textContent !== '…')"
+        ".some((td) => td.textContent !== '' && td.textContent !== '…')",
     )
     # The sheet (a region the keyboard scrolls) stays the element it was; the keyboard is
     # on the summary's fold.

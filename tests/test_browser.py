@@ -17,13 +17,12 @@ import pytest
 from tests.support.browsers import PHONE, PageFactory, Table, screenshot, serve_on_port
 from tests.support.play import (
     Shots,
-    act,
-    answered,
     check_contract,
     check_fits,
     create_room,
     drive,
     fill_and_start,
+    move_on,
     sit,
 )
 from tests.support.servers import FAST, ServerFactory
@@ -104,12 +103,10 @@ def test_two_people_see_each_others_moves_and_never_each_others_cards(
                 continue
             play = next((a["card"] for a in view["legal"] if a["type"] == "play"), None)
             bidding = view["phase"] == "bidding"
-            act(me, view)
+            # Waits for the state that takes the move: one made before it came (the
+            # other's discard) still offers it, and acting on it again found no button.
+            move_on(me, shot, view, mine=True)
             moved = True
-            me.wait_change(shot["seq"])
-            # The state that takes the move: one made before it came (the other's
-            # discard) still offers it, and acting on it again found no button.
-            answered(me, shot["seq"], view)
             if bidding and seat == 1:
                 # Unless Bea's pass was the last of an all-pass (a redeal clears the
                 # bids), Ann's bid list shows it until the play starts.

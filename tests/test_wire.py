@@ -6,6 +6,7 @@ by a working connection again."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 import ssl
 import time
@@ -151,6 +152,35 @@ async def test_no_redis_is_a_store_error(refused_url: str) -> None:
         with pytest.raises(StoreError):
             await connection.eval("return 1", [], [])
     finally:
+        await connection.aclose()
+
+
+async def test_a_connect_failing_after_its_caller_left_is_not_logged(refused_url: str) -> None:
+    """A caller cancelled while the connection is being opened (a room pausing) leaves
+    the connect's failure to nobody: it must not reach asyncio's handler as a "Task
+    exception was never retrieved" traceback in the server's log."""
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    connection = RedisWire(refused_url)
+    try:
+        caller = asyncio.ensure_future(connection.call("PING"))
+        await asyncio.sleep(0)  # the caller waits for the connect it started
+        caller.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+        # The connect fails with nobody waiting (asyncio.wait does not look at how a
+        # task ended); the next caller replaces the failed task, which is collected.
+        connecting = connection._connecting
+        assert connecting is not None
+        await asyncio.wait([connecting])
+        del connecting
+        with pytest.raises(StoreError, match="connect"):
+            await connection.call("PING")
+        gc.collect()
+        assert reported == []
+    finally:
+        loop.set_exception_handler(None)
         await connection.aclose()
 
 

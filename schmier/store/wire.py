@@ -260,6 +260,11 @@ class RedisWire:
             self._connecting = None
         if self._connecting is None or self._connecting.done():
             self._connecting = loop.create_task(self._open())
+            # Its callers wait through a shield, and a caller cancelled meanwhile (a
+            # room pausing) leaves nobody to see a failure: asyncio would log it as a
+            # "Task exception was never retrieved" traceback. Each caller still
+            # gets it as a `StoreUnavailable`.
+            self._connecting.add_done_callback(_retrieved)
         try:
             protocol = await asyncio.shield(self._connecting)
         except StoreError:

@@ -6,14 +6,21 @@ from __future__ import annotations
 import asyncio
 import gc
 import random
+import socket
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
+import pytest
 
 from schmier import engine
+from schmier.config import Settings
+from schmier.metrics import Metrics
+from schmier.rooms.peers import RoomGone, settle
 from schmier.rooms.record import RoomRecord, bot_seat
-from schmier.store import RedisStore
+from schmier.rooms.registry import Rooms
+from schmier.rooms.thinking import Pool
+from schmier.store import RedisStore, StoreError
 from tests.support import loopback
 from tests.support.servers import (
     Client,
@@ -330,3 +337,65 @@ async def test_a_bots_move_leaves_no_reference_cycle(server_factory: ServerFacto
     assert "Job" not in kept and "State" not in kept, sorted(set(kept))
     for client in [*clients.values(), *watchers]:
         await client.close()
+
+
+async def test_a_load_failing_after_its_caller_left_is_not_logged() -> None:
+    """A socket that goes away while its room is being loaded leaves the load's failure
+    (Redis away) to nobody: it must not reach asyncio's handler as a "Task exception was
+    never retrieved" traceback in the server's log; the next caller sees it."""
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    with socket.socket() as refusing:
+        refusing.bind(("127.0.0.1", 0))
+        port = refusing.getsockname()[1]
+        store = RedisStore(f"redis://127.0.0.1:{port}/0", ttl_seconds=60)
+        settings = Settings()
+        rooms = Rooms(store, settings, Metrics(), pool=Pool(0))
+        try:
+            caller = asyncio.ensure_future(rooms.get("nosuchroom"))
+            await asyncio.sleep(0)  # the caller waits for the load it started
+            caller.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await caller
+            loading = rooms._loading.get("nosuchroom")
+            assert loading is not None
+            await asyncio.wait([loading])  # fails with nobody waiting for it
+            del loading
+            gc.collect()
+            assert reported == []
+            with pytest.raises(StoreError):
+                await rooms.get("nosuchroom")
+        finally:
+            loop.set_exception_handler(None)
+            await store.aclose()
+
+
+async def test_a_failure_settled_on_a_caller_that_left_is_not_logged() -> None:
+    """An instance answers a forwarded request (`settle`) whose caller stopped waiting
+    through its shield: the failure reaches nobody and is not logged as asyncio's
+    "Future exception was never retrieved"; a caller still waiting gets it."""
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    waiting: dict[str, asyncio.Future[Any]] = {"left": loop.create_future()}
+
+    async def ask(op: str) -> None:
+        await asyncio.shield(waiting[op])
+
+    try:
+        caller = asyncio.ensure_future(ask("left"))
+        await asyncio.sleep(0)
+        caller.cancel()
+        await asyncio.gather(caller, return_exceptions=True)
+        settle(waiting.pop("left"), RoomGone("nosuchroom"))
+        gc.collect()
+        assert reported == []
+        waiting["stayed"] = loop.create_future()
+        caller = asyncio.ensure_future(ask("stayed"))
+        await asyncio.sleep(0)
+        settle(waiting.pop("stayed"), RoomGone("nosuchroom"))
+        with pytest.raises(RoomGone):
+            await caller
+    finally:
+        loop.set_exception_handler(None)

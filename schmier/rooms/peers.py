@@ -94,11 +94,17 @@ def error_frame(code: str, message: str) -> bytes:
 
 
 def settle(future: asyncio.Future[Any], outcome: Any) -> None:
-    """Answer a caller unless it has stopped waiting (its request was cancelled)."""
+    """Answer a caller unless it has stopped waiting (its request was cancelled).
+
+    A caller waits through a shield, so one that went away (its socket closed) leaves
+    the future pending: a failure set on it then reaches nobody, and asyncio would log
+    it as a "Future exception was never retrieved" traceback. It is marked as seen; a
+    caller still waiting gets it all the same."""
     if future.done():
         return
     if isinstance(outcome, BaseException):
         future.set_exception(outcome)
+        future.exception()
     else:
         future.set_result(outcome)
 

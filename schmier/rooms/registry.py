@@ -10,6 +10,7 @@ leases or followers; the cluster depends on it, never the other way round.
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any, Protocol
 
 from schmier import engine
@@ -143,8 +144,16 @@ class Rooms:
             opening = self.start(code) if self.opener is None else self.opener.open(code)
             task = asyncio.get_running_loop().create_task(opening)
             self._loading[code] = task
-            task.add_done_callback(lambda _t: self._loading.pop(code, None))
+            task.add_done_callback(functools.partial(self._loaded, code))
         return await asyncio.shield(task)
+
+    def _loaded(self, code: str, task: asyncio.Task[LiveRoom | None]) -> None:
+        """A load is over: the next `get` starts afresh. Its failure is for the callers
+        still waiting to see; when none is left (their sockets went away meanwhile), it
+        is not logged as asyncio's "Task exception was never retrieved" traceback."""
+        self._loading.pop(code, None)
+        if not task.cancelled():
+            task.exception()
 
     async def start(
         self, code: str, lease: str | None = None, link: Link[RoomActor] | None = None

@@ -21,7 +21,7 @@ from schmier.rooms.record import RoomRecord, bot_seat
 from schmier.rooms.registry import Rooms
 from schmier.rooms.thinking import Pool
 from schmier.store import RedisStore, StoreError
-from tests.support import loopback
+from tests.support import abandoned, loopback
 from tests.support.servers import (
     Client,
     Player,
@@ -343,31 +343,23 @@ async def test_a_load_failing_after_its_caller_left_is_not_logged() -> None:
     """A socket that goes away while its room is being loaded leaves the load's failure
     (Redis away) to nobody: it must not reach asyncio's handler as a "Task exception was
     never retrieved" traceback in the server's log; the next caller sees it."""
-    loop = asyncio.get_running_loop()
-    reported: list[dict[str, Any]] = []
-    loop.set_exception_handler(lambda _, context: reported.append(context))
     with socket.socket() as refusing:
         refusing.bind(("127.0.0.1", 0))
         port = refusing.getsockname()[1]
         store = RedisStore(f"redis://127.0.0.1:{port}/0", ttl_seconds=60)
-        settings = Settings()
-        rooms = Rooms(store, settings, Metrics(), pool=Pool(0))
+        rooms = Rooms(store, Settings(), Metrics(), pool=Pool(0))
         try:
-            caller = asyncio.ensure_future(rooms.get("nosuchroom"))
-            await asyncio.sleep(0)  # the caller waits for the load it started
-            caller.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await caller
-            loading = rooms._loading.get("nosuchroom")
-            assert loading is not None
-            await asyncio.wait([loading])  # fails with nobody waiting for it
-            del loading
-            gc.collect()
-            assert reported == []
+            with abandoned.reports() as reported:
+                await abandoned.abandon(rooms.get("nosuchroom"))
+                loading = rooms._loading.get("nosuchroom")
+                assert loading is not None
+                await asyncio.wait([loading])  # fails with nobody waiting for it
+                del loading
+                gc.collect()
+                assert reported == []
             with pytest.raises(StoreError):
                 await rooms.get("nosuchroom")
         finally:
-            loop.set_exception_handler(None)
             await store.aclose()
 
 
@@ -376,26 +368,19 @@ async def test_a_failure_settled_on_a_caller_that_left_is_not_logged() -> None:
     through its shield: the failure reaches nobody and is not logged as asyncio's
     "Future exception was never retrieved"; a caller still waiting gets it."""
     loop = asyncio.get_running_loop()
-    reported: list[dict[str, Any]] = []
-    loop.set_exception_handler(lambda _, context: reported.append(context))
     waiting: dict[str, asyncio.Future[Any]] = {"left": loop.create_future()}
 
     async def ask(op: str) -> None:
         await asyncio.shield(waiting[op])
 
-    try:
-        caller = asyncio.ensure_future(ask("left"))
-        await asyncio.sleep(0)
-        caller.cancel()
-        await asyncio.gather(caller, return_exceptions=True)
+    with abandoned.reports() as reported:
+        await abandoned.abandon(ask("left"))
         settle(waiting.pop("left"), RoomGone("nosuchroom"))
         gc.collect()
         assert reported == []
-        waiting["stayed"] = loop.create_future()
-        caller = asyncio.ensure_future(ask("stayed"))
-        await asyncio.sleep(0)
-        settle(waiting.pop("stayed"), RoomGone("nosuchroom"))
-        with pytest.raises(RoomGone):
-            await caller
-    finally:
-        loop.set_exception_handler(None)
+    waiting["stayed"] = loop.create_future()
+    caller = asyncio.ensure_future(ask("stayed"))
+    await asyncio.sleep(0)
+    settle(waiting.pop("stayed"), RoomGone("nosuchroom"))
+    with pytest.raises(RoomGone):
+        await caller

@@ -195,6 +195,8 @@ class Pool:
         """How many jobs were refused because the queue was full."""
         self.budgets = budget.Budgets(slack)
         """The budget each search decision gets (``SCHMIER_BOT_SLACK``: `slack`)."""
+        self._in_hand: set[Future[Answer]] = set()
+        """The executor's futures of the jobs a worker has in hand now."""
 
     @property
     def executor(self) -> Executor:
@@ -317,6 +319,8 @@ class Pool:
             ticket.future.set_exception(exc)
             self._next()
             return
+        with self._lock:
+            self._in_hand.add(inner)
         inner.add_done_callback(lambda done: self._finished(ticket, executor, done, started))
 
     def _finished(
@@ -324,6 +328,8 @@ class Pool:
     ) -> None:
         """A worker is done with `ticket` (called in a pool thread): pass the outcome on,
         then let the next job waiting have the worker."""
+        with self._lock:
+            self._in_hand.discard(done)
         if ticket.step is not None and not done.cancelled() and done.exception() is None:
             self.budgets.done(ticket.step, time.monotonic() - started)
         if done.cancelled():
@@ -367,8 +373,9 @@ class Pool:
         since nobody waits for their answers any more. Why not wait for them: a
         decision takes well under a second, but an analysis's runs at `SCHED_IDLE`,
         and on a host whose cores other programs keep busy it got no CPU for minutes,
-        with the stop waiting for it. A pool without processes (0 workers) can only
-        wait: a thread cannot be ended."""
+        with the stop waiting for it. A pool without processes (0 workers) cannot end
+        its thread: past the grace the stop goes on without it (`bots.thread_left`, a
+        warning), and the thread ends with its decision, whose answer nobody takes."""
         with self._lock:
             self._closed = True
             executor, self._executor = self._executor, None
@@ -377,12 +384,22 @@ class Pool:
             ticket.future.cancel()
         if executor is None:
             return
+        if not isinstance(executor, ProcessPoolExecutor):
+            executor.shutdown(wait=False, cancel_futures=True)
+            with self._lock:
+                in_hand = [asyncio.wrap_future(inner) for inner in self._in_hand]
+            if in_hand:
+                _, unfinished = await asyncio.wait(in_hand, timeout=grace)
+                if unfinished:
+                    event(
+                        "bots.thread_left", logging.WARNING, decisions=len(unfinished), grace=grace
+                    )
+            return
         shutdown = asyncio.ensure_future(
             asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
         )
-        if isinstance(executor, ProcessPoolExecutor):
-            _, pending = await asyncio.wait({shutdown}, timeout=grace)
-            if pending:
-                ended = end_workers()
-                event("bots.workers_ended", logging.WARNING, processes=ended, grace=grace)
+        _, pending = await asyncio.wait({shutdown}, timeout=grace)
+        if pending:
+            ended = end_workers()
+            event("bots.workers_ended", logging.WARNING, processes=ended, grace=grace)
         await shutdown

@@ -351,10 +351,8 @@ async def test_a_load_failing_after_its_caller_left_is_not_logged() -> None:
         try:
             with abandoned.reports() as reported:
                 await abandoned.abandon(rooms.get("nosuchroom"))
-                loading = rooms._loading.get("nosuchroom")
-                assert loading is not None
-                await asyncio.wait([loading])  # fails with nobody waiting for it
-                del loading
+                # The load fails with nobody waiting for it.
+                await abandoned.ended_unseen(rooms._loading.get("nosuchroom"))
                 gc.collect()
                 assert reported == []
             with pytest.raises(StoreError):
@@ -384,3 +382,25 @@ async def test_a_failure_settled_on_a_caller_that_left_is_not_logged() -> None:
     settle(waiting.pop("stayed"), RoomGone("nosuchroom"))
     with pytest.raises(RoomGone):
         await caller
+
+
+async def test_a_load_failing_by_a_fault_is_logged_even_with_nobody_waiting(
+    redis_url: str, redis_prefix: str, monkeypatch: Any, caplog: Any
+) -> None:
+    """Only a store's failure (or the stop) is left to the callers: a fault in a room's
+    load is logged with its traceback, also when no caller is left to see it."""
+    store = RedisStore(redis_url, prefix=redis_prefix, ttl_seconds=60)
+    rooms = Rooms(store, Settings(), Metrics(), pool=Pool(0))
+    go_on, broken = abandoned.held_fault("a fault in the load")
+    monkeypatch.setattr(store, "load", broken)
+    try:
+        with abandoned.reports() as reported:
+            await abandoned.abandon(rooms.get("nosuchroom"))
+            await abandoned.ended_unseen(rooms._loading.get("nosuchroom"), go_on)
+            gc.collect()
+            assert reported == []
+        logged = [r for r in caplog.records if r.getMessage() == "room.load_failed"]
+        assert len(logged) == 1
+        assert "ValueError: a fault in the load" in caplog.text  # with its traceback
+    finally:
+        await store.aclose()

@@ -164,16 +164,34 @@ async def test_a_connect_failing_after_its_caller_left_is_not_logged(refused_url
     try:
         with abandoned.reports() as reported:
             await abandoned.abandon(connection.call("PING"))
-            # The connect fails with nobody waiting (asyncio.wait does not look at how
-            # a task ended); the next caller replaces the failed task, which is collected.
-            connecting = connection._connecting
-            assert connecting is not None
-            await asyncio.wait([connecting])
-            del connecting
+            # The connect fails with nobody waiting; the next caller replaces the failed
+            # task, which is collected.
+            await abandoned.ended_unseen(connection._connecting)
             with pytest.raises(StoreError, match="connect"):
                 await connection.call("PING")
             gc.collect()
             assert reported == []
+    finally:
+        await connection.aclose()
+
+
+async def test_a_connect_failing_by_a_fault_is_logged_even_with_nobody_waiting(
+    refused_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only a refused or timed-out connect is left to its callers: a fault in it is
+    logged with its traceback, also when no caller is left to see it."""
+    connection = RedisWire(refused_url)
+    go_on, broken = abandoned.held_fault("a fault in the connect")
+    monkeypatch.setattr(connection, "_open", broken)
+    try:
+        with abandoned.reports() as reported:
+            await abandoned.abandon(connection.call("PING"))
+            await abandoned.ended_unseen(connection._connecting, go_on)
+            connection._connecting = None
+            gc.collect()
+            assert reported == []
+        assert [r.getMessage() for r in caplog.records].count("store.connect_failed") == 1
+        assert "ValueError: a fault in the connect" in caplog.text
     finally:
         await connection.aclose()
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
 
-from schmier.logs import event
+from schmier.logs import event, failure
 from schmier.store.base import StoreError, StoreUnavailable
 from schmier.store.resp import (
     OUTAGE_REPLIES,
@@ -260,11 +260,7 @@ class RedisWire:
             self._connecting = None
         if self._connecting is None or self._connecting.done():
             self._connecting = loop.create_task(self._open())
-            # Its callers wait through a shield, and a caller cancelled meanwhile (a
-            # room pausing) leaves nobody to see a failure: asyncio would log it as a
-            # "Task exception was never retrieved" traceback. Each caller still
-            # gets it as a `StoreUnavailable`.
-            self._connecting.add_done_callback(_retrieved)
+            self._connecting.add_done_callback(_connect_done)
         try:
             protocol = await asyncio.shield(self._connecting)
         except StoreError:
@@ -353,3 +349,19 @@ class RedisWire:
     async def aclose(self) -> None:
         """Close the connection (commands still in flight fail)."""
         self._drop()
+
+
+def _connect_done(task: asyncio.Task[_Protocol]) -> None:
+    """A connect is over. Its callers wait through a shield, and a caller cancelled
+    meanwhile (a room pausing) leaves nobody to see a failure: asyncio would log it as
+    a "Task exception was never retrieved" traceback. A refused or timed-out connect is
+    each waiting caller's `StoreUnavailable` (the outage is logged once, by the
+    store's health); anything else is a fault, logged here in case no caller is left."""
+    if task.cancelled():
+        return
+    try:
+        task.result()
+    except (StoreError, OSError, TimeoutError):
+        pass
+    except Exception:
+        failure("store.connect_failed")

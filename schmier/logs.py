@@ -7,6 +7,7 @@ never put a hand or a token into the logs: nothing calls `log` with those object
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
@@ -98,6 +99,30 @@ def event(name: str, level: int = logging.INFO, **fields: Any) -> None:
 def failure(name: str, **fields: Any) -> None:
     """Log an unexpected exception with its traceback (which holds no frame payloads)."""
     LOGGER.error(name, extra={"fields": fields}, exc_info=True)
+
+
+def fault_of(
+    task: asyncio.Future[Any],
+    name: str,
+    expected: tuple[type[BaseException], ...],
+    **fields: Any,
+) -> None:
+    """Mark the outcome of a task its callers await through a shield as seen, logging
+    it only when it is a fault (`failure`, as `name`).
+
+    A caller cancelled while it waits (a socket gone, a room pausing) takes the shield's
+    callback off the task; a failure then reaches nobody, and asyncio would log it as a
+    "Task exception was never retrieved" traceback. A failure of an `expected` kind (an
+    outage, a stop) is for the callers still waiting to report; any other is a fault,
+    logged here in case no caller is left to."""
+    if task.cancelled():
+        return
+    try:
+        task.result()
+    except expected:
+        pass
+    except Exception:
+        failure(name, **fields)
 
 
 def failure_unless_outage(name: str, **fields: Any) -> None:

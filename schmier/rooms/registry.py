@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from schmier import engine
 from schmier.config import Settings
-from schmier.logs import event, failure
+from schmier.logs import event, fault_of
 from schmier.metrics import Metrics
 from schmier.protocol import ClientFrame
 from schmier.rooms import finished, thinking
@@ -148,20 +148,10 @@ class Rooms:
         return await asyncio.shield(task)
 
     def _loaded(self, code: str, task: asyncio.Task[LiveRoom | None]) -> None:
-        """A load is over: the next `get` starts afresh. A store's failure or the stop
-        is for the callers still waiting to see; when none is left (their sockets went
-        away meanwhile), it is not logged as asyncio's "Task exception was never
-        retrieved" traceback. Anything else is a fault, logged here in case no caller
-        is left to."""
+        """A load is over: the next `get` starts afresh. A store's failure or the stop is
+        for the callers still waiting to report (`fault_of`)."""
         self._loading.pop(code, None)
-        if task.cancelled():
-            return
-        try:
-            task.result()
-        except (StoreError, LeaseLost, ShuttingDown):
-            pass
-        except Exception:
-            failure("room.load_failed", room=code)
+        fault_of(task, "room.load_failed", (StoreError, LeaseLost, ShuttingDown), room=code)
 
     async def start(
         self, code: str, lease: str | None = None, link: Link[RoomActor] | None = None

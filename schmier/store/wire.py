@@ -29,6 +29,7 @@ commit.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import time
@@ -37,7 +38,7 @@ from typing import Any
 
 from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
 
-from schmier.logs import event, failure
+from schmier.logs import event, fault_of
 from schmier.store.base import StoreError, StoreUnavailable
 from schmier.store.resp import (
     OUTAGE_REPLIES,
@@ -58,6 +59,10 @@ __all__ = [
     "UnavailableReply",
     "_tls_context",
 ]
+
+
+CONNECT_FAILURES: tuple[type[BaseException], ...] = (StoreError, OSError, TimeoutError)
+"""How a connect fails when Redis is away, refuses or is slow (not a fault)."""
 
 
 class RedisWire:
@@ -260,7 +265,11 @@ class RedisWire:
             self._connecting = None
         if self._connecting is None or self._connecting.done():
             self._connecting = loop.create_task(self._open())
-            self._connecting.add_done_callback(_connect_done)
+            # A refused or timed-out connect is each waiting caller's `StoreUnavailable`
+            # (the outage is logged once, by the store's health).
+            self._connecting.add_done_callback(
+                functools.partial(fault_of, name="store.connect_failed", expected=CONNECT_FAILURES)
+            )
         try:
             protocol = await asyncio.shield(self._connecting)
         except StoreError:
@@ -349,19 +358,3 @@ class RedisWire:
     async def aclose(self) -> None:
         """Close the connection (commands still in flight fail)."""
         self._drop()
-
-
-def _connect_done(task: asyncio.Task[_Protocol]) -> None:
-    """A connect is over. Its callers wait through a shield, and a caller cancelled
-    meanwhile (a room pausing) leaves nobody to see a failure: asyncio would log it as
-    a "Task exception was never retrieved" traceback. A refused or timed-out connect is
-    each waiting caller's `StoreUnavailable` (the outage is logged once, by the
-    store's health); anything else is a fault, logged here in case no caller is left."""
-    if task.cancelled():
-        return
-    try:
-        task.result()
-    except (StoreError, OSError, TimeoutError):
-        pass
-    except Exception:
-        failure("store.connect_failed")

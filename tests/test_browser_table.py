@@ -447,7 +447,13 @@ def test_10_a_phone_held_sideways_keeps_the_trick_beside_the_hand(
                 SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(SCREENSHOTS / f"phone-sideways-{variant}.png"))
 
-    drive(table, lambda v: v["phase"] in ("hand_over", "game_over"), hook=hook, touch=True)
+    # A hand of four seats may give a player only two turns to play to a trick (they
+    # lead the rest; a look is also skipped when a newer state came meanwhile): such a
+    # hand is followed by the next one until three turns were looked at.
+    def done(v: dict[str, Any]) -> bool:
+        return v["phase"] == "game_over" or (v["phase"] == "hand_over" and len(tricks) >= 3)
+
+    drive(table, done, hook=hook, touch=True)
     assert len(tricks) >= 3, tricks  # turns to play to a trick were looked at
 
 

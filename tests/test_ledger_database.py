@@ -143,6 +143,31 @@ async def test_sqlite_migrations_take_turns(tmp_path: Path) -> None:
         await database.aclose()
 
 
+def test_backup_refuses_what_it_cannot_copy_and_writes_nothing(tmp_path: Path) -> None:
+    """`schmier backup` with a PostgreSQL archive, with no archive yet, or without a
+    file: a clear message, exit status 1, and no file made."""
+    copy = tmp_path / "copy.db"
+    refusals = [
+        (
+            {"SCHMIER_DATABASE_URL": "postgresql+asyncpg://127.0.0.1:1/none"},
+            ("backup", str(copy)),
+            "use pg_dump for PostgreSQL",
+        ),
+        (
+            {"SCHMIER_DATA_DIR": str(tmp_path / "empty")},
+            ("backup", str(copy)),
+            f"no archive at {tmp_path / 'empty'}",
+        ),
+        ({"SCHMIER_DATA_DIR": str(tmp_path / "empty")}, ("backup",), "usage: schmier"),
+    ]
+    for env, args, said in refusals:
+        done = run_schmier(env, *args)
+        assert done.returncode == 1, (args, done.returncode, done.stderr)
+        assert said in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+        assert not copy.exists()
+
+
 async def test_sqlite_online_backup_while_writing(tmp_path: Path) -> None:
     data = tmp_path / "data"
     database = Database(database_url(None, str(data)))

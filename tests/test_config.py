@@ -47,12 +47,32 @@ def test_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     ("name", "value"),
     [("SCHMIER_PORT", "-1"), ("SCHMIER_BOT_DELAY", "-2"), ("SCHMIER_FRAME_BURST", "0"),
      ("SCHMIER_HELLO_TIMEOUT", "0"), ("SCHMIER_MAX_FRAME", "12"), ("SCHMIER_PORT", "x"),
-     ("SCHMIER_DEFAULT_BOT", "grandmaster")],
+     ("SCHMIER_DEFAULT_BOT", "grandmaster"), ("SCHMIER_DATABASE_URL", "mysql://db/s"),
+     ("SCHMIER_DATABASE_URL", "no url at all")],
 )  # fmt: skip
 def test_bad_values_fail_at_start(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(name, value)
     with pytest.raises(ValidationError):
         Settings()
+
+
+def test_the_archive_url_gets_its_asyncio_driver(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An operator writes the URL their database documents; the archive opens it with
+    asyncpg or aiosqlite. Without one, the SQLite file in the data directory."""
+    given = {
+        "postgresql://schmier:secret@db:5432/cards": "postgresql+asyncpg://schmier:secret@db:5432/cards",
+        "postgres://db/cards": "postgresql+asyncpg://db/cards",
+        "postgresql+asyncpg://db/cards": "postgresql+asyncpg://db/cards",
+        "sqlite:////srv/cards.db": "sqlite+aiosqlite:////srv/cards.db",
+    }
+    for url, expected in given.items():
+        monkeypatch.setenv("SCHMIER_DATABASE_URL", url)
+        assert Settings().archive_url == expected
+    monkeypatch.delenv("SCHMIER_DATABASE_URL")
+    monkeypatch.setenv("SCHMIER_DATA_DIR", str(tmp_path))
+    assert Settings().archive_url == f"sqlite+aiosqlite:///{tmp_path.resolve()}/schmier.db"
 
 
 def test_every_setting_is_documented_once() -> None:

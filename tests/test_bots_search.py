@@ -217,26 +217,35 @@ def random_turns(
             state = engine.apply_trusted(state, seat, random_move(state, seat, rng))
 
 
+def play_turns(
+    variant: str, rng: random.Random, games: int, count: int
+) -> Iterator[tuple[engine.State, int, Know]]:
+    """The first `count` turns to play a card of `random_turns`, each with what the
+    seat knows."""
+    seen = 0
+    for state, seat in random_turns(variant, rng, games):
+        if seen >= count:
+            return
+        if state.phase == "play":
+            seen += 1
+            yield state, seat, Know(engine.view(state, seat))
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_sampled_worlds_fit_the_view(variant: str) -> None:
     """Every world keeps the seat's own cards, the hand sizes, the cards seen, the
     voids shown and the rule that no trump is discarded."""
     rng = random.Random(f"worlds/{variant}")
     checked = 0
-    for state, seat in random_turns(variant, rng, 6):
-        if checked >= 300:
-            break
-        if state.phase == "play":
-            know = Know(engine.view(state, seat))
-            for _ in range(3):
-                world = sample(know, rng)
-                check_world(state, seat, know, world)
-                checked += 1
+    for state, seat, know in play_turns(variant, rng, 6, 100):
+        for _ in range(3):
+            check_world(state, seat, know, sample(know, rng))
+            checked += 1
     assert checked >= 300
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_world_is_found_at_the_first_deal_whenever_the_view_admits_one(
+def test_a_mending_deal_finds_a_world_whenever_the_view_admits_one(
     variant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The sampler places the most constrained cards first; when a card still finds
@@ -257,16 +266,12 @@ def test_a_world_is_found_at_the_first_deal_whenever_the_view_admits_one(
     monkeypatch.setattr(worlds, "_make_room", counted)
     rng = random.Random(f"first-deal/{variant}")
     dealt = 0
-    for state, seat in random_turns(variant, rng, 12):
-        if dealt >= 3000:
-            break
-        if state.phase == "play":
-            know = Know(engine.view(state, seat))
-            for _ in range(10):
-                world = worlds._deal(know, know.places, know.places.allowed, rng, mend=True)
-                assert world is not None
-                check_world(state, seat, know, world)
-                dealt += 1
+    for state, seat, know in play_turns(variant, rng, 12, 300):
+        for _ in range(10):
+            world = worlds._deal(know, know.places, know.places.allowed, rng, mend=True)
+            assert world is not None
+            check_world(state, seat, know, world)
+            dealt += 1
     assert dealt >= 3000
     assert chains > 0 or variant == "wisconsin4"
 

@@ -11,6 +11,7 @@ import logging
 import random
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from schmier.engine import bots
 from schmier.logs import LOGGER
 from schmier.rooms import budget
 from schmier.rooms.clock import BOT_DELAY_SPREAD, spread
-from schmier.rooms.pool import Priority
+from schmier.rooms.pool import Pool, Priority
 from tests.support import loopback
 from tests.support.engine_helpers import concrete
 from tests.support.servers import Client, RunningServer, ServerFactory, eventually, seat_table
@@ -158,8 +159,10 @@ async def test_queued_moves_get_smaller_budgets_and_full_strength_comes_back(
 # ------------------------------------------------------------------ the choice itself
 
 
-def queue(waited: float, behind: int = 0, oldest: float = 0.0) -> budget.Queue:
-    return budget.Queue(waited=waited, behind=behind, oldest_behind=oldest, workers=1)
+def queue(late: float, behind: int = 0, oldest: float = 0.0) -> budget.Queue:
+    """The queue of a decision `late` seconds past its due time, `behind` moves behind
+    it of which the soonest due is `oldest` seconds past its own."""
+    return budget.Queue(late=late, behind=behind, late_behind=oldest, workers=1)
 
 
 def test_the_budget_shrinks_with_the_wait_and_the_moves_behind() -> None:
@@ -181,6 +184,56 @@ def test_the_budget_shrinks_with_the_wait_and_the_moves_behind() -> None:
         budgets.done(budget.STEPS[1], 0.5)
     assert budgets.choose(True, queue(0.0)).name == "half"
     assert budgets.choose(True, queue(0.0, behind=5, oldest=0.1)) is budget.FLOOR
+
+
+def _wait_for(gate: threading.Event) -> dict[str, Any]:
+    """A job that holds its worker until `gate` is set (at most a minute)."""
+    gate.wait(60)
+    return {}
+
+
+def _a_choice() -> dict[str, Any]:
+    """A `wisconsin4` view with more than one legal action (a search decides it)."""
+    state = engine.new_game("wisconsin4", engine.default_rules("wisconsin4"), 0)
+    deck = engine.full_deck("wisconsin4")
+    random.Random(5).shuffle(deck)
+    state = engine.deal(state, deck)
+    view = engine.view(state, engine.turn(state)[0])
+    assert len(view["legal"]) > 1
+    return view
+
+
+async def test_moves_asked_ahead_are_taken_soonest_due_first_and_keep_full_strength() -> None:
+    """A bot's move asked as its turn begins is due when its delay is over: while the
+    worker is held, a move due now goes first and, held past the slack, gets the floor;
+    the move asked first but due later still gets the full budget after it."""
+    pool = Pool(0, slack=0.5)
+    pool.budgets.done(budget.FULL, 0.05)
+    pool.budgets.done(budget.FLOOR, 0.001)
+    gate = threading.Event()
+    try:
+        held = pool.call(_wait_for, (gate,), Priority.MOVE)
+        view = _a_choice()
+        order: list[str] = []
+        ahead = pool.submit("strong", view, 1, Priority.MOVE, lead=60.0)
+        ahead.add_done_callback(lambda _f: order.append("ahead"))
+        due = pool.submit("strong", view, 2, Priority.MOVE)
+        due.add_done_callback(lambda _f: order.append("due"))
+        await asyncio.sleep(0.5)  # past the aimed share of the slack (0.3 s)
+        gate.set()
+        for future in (held, ahead, due):
+            await asyncio.wrap_future(future)
+        assert order == ["due", "ahead"]
+        assert pool.budgets.decisions == {
+            "full": 1,
+            "half": 0,
+            "quarter": 0,
+            "eighth": 0,
+            "normal": 1,
+        }
+    finally:
+        gate.set()
+        await pool.close()
 
 
 def test_degradation_starts_once_and_ends_after_full_moves_in_a_row(events: Events) -> None:

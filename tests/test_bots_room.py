@@ -21,6 +21,7 @@ import pytest
 from schmier import engine
 from schmier.engine.bots import levels
 from schmier.rooms import autoplay
+from schmier.rooms.clock import BOT_DELAY_SPREAD
 from schmier.rooms.frames import room_view
 from schmier.rooms.record import SNAPSHOT_FORMAT, RoomRecord, bot_seat
 from schmier.store import RedisStore
@@ -337,6 +338,32 @@ async def test_a_room_answers_its_people_while_its_bot_thinks(
     await asyncio.to_thread(server.stop)
     with pytest.raises(ProcessLookupError):
         os.kill(worker, 0)
+
+
+async def test_a_bot_decides_as_its_turn_begins_and_moves_when_its_delay_is_over(
+    server_factory: ServerFactory, stored: dict[str, Any]
+) -> None:
+    """A bot's decision is asked as its turn begins, so the delay hides the search: it
+    is made and held (`Clock.ready`) while the turn still stands, and played no sooner
+    than the delay (at most a fifth shorter) after the turn began."""
+    delay = 5.0
+    server = server_factory(bot_workers=1, bot_delay=delay, **stored)
+    code, clients, _, _ = await seat_table(server, "schmier6", [0])
+    ann = clients[0]
+    turn, bot = await bots_turn(ann)
+    actor = server.app.state.rooms.live[code]
+    began = actor.clock.turn_since[bot]
+    for _ in range(200):
+        if bot in actor.clock.ready:
+            break
+        await asyncio.sleep(0.02)
+    assert bot in actor.clock.ready, "the decision was not made ahead of the delay"
+    assert actor.version == turn["seq"]  # decided, not played
+    moved = await after(ann, turn["seq"])
+    assert time.monotonic() >= began + delay * (1 - BOT_DELAY_SPREAD)
+    assert moved["view"]["bids"][len(turn["view"]["bids"])]["seat"] == bot
+    assert bot not in actor.clock.ready
+    await ann.close()
 
 
 async def test_an_answer_for_a_seat_taken_over_meanwhile_is_dropped(

@@ -26,12 +26,15 @@ from schmier.rooms.clock import (
     IDLE_TURN_CAP,
     IDLE_TURN_SHARE,
     Clock,
+    Due,
+    turn_goes_on,
 )
 from schmier.rooms.codes import CODE_ALPHABET, CODE_LENGTH
 from schmier.rooms.record import RoomRecord, Seat, bot_seat
 from schmier.rooms.registry import Rooms
 from schmier.rooms.thinking import Pool
 from schmier.store import MemoryStore
+from tests.support.engine_helpers import concrete
 
 ROOMS = 100
 NOW = 5000.0
@@ -99,17 +102,87 @@ def test_slots_keep_their_period_and_rooms_started_together_spread_over_it() -> 
 
 
 def test_bots_of_tables_resumed_together_move_spread_over_a_fifth_of_the_delay() -> None:
+    """Each bot asks for its decision as its turn begins (the workers take the soonest
+    due first); its move, once decided, comes up to a fifth of the delay sooner."""
     settings = Settings(bot_delay=0.8)
     dues = []
     for code in _codes():
         record = _table(code, "bbbb")
         clock = _clock(code, settings)
         clock.state_changed(None, record.state, NOW)  # every turn began at the same moment
+        (ask,) = clock.due(record, lambda _seat: False)
+        assert ask.at == NOW
+        clock.ready.add(ask.seat)  # decided
         (due,) = clock.due(record, lambda _seat: False)
+        assert due.seat == ask.seat and due.at == clock.bot_move_at(record, ask.seat)
         dues.append(due.at)
     low = NOW + 0.8 * (1 - BOT_DELAY_SPREAD)
     assert _spread_over(dues, low, NOW + 0.8) >= 8
     assert len(set(dues)) > 90
+
+
+def test_a_bots_decision_held_for_its_delay_goes_with_its_game_state() -> None:
+    """A decision made ahead of the delay belongs to the state it was made in: any new
+    state drops it (the bot asks again at once), and a seat moved elsewhere loses it."""
+    code = _codes(1)[0]
+    record = _table(code, "bbbb")
+    clock = _clock(code, Settings(bot_delay=0.8))
+    clock.state_changed(None, record.state, NOW)
+    (ask,) = clock.due(record, lambda _seat: False)
+    clock.ready.add(ask.seat)
+    assert clock.due(record, lambda _seat: False)[0].at > NOW
+    assert record.state is not None
+    legal = engine.view(record.state, ask.seat)["legal"]
+    moved = replace(record, state=engine.apply(record.state, ask.seat, legal[0]))
+    assert moved.state is not None
+    clock.state_changed(record.state, moved.state, NOW + 1)
+    assert clock.ready == set()
+    (nxt,) = engine.turn(moved.state)
+    assert clock.due(moved, lambda _seat: False) == [Due(NOW + 1, nxt)]
+    clock.ready.add(nxt)
+    clock.seats_moved({nxt: None})
+    assert clock.ready == set()
+
+
+def _discards(seed: int) -> engine.State:
+    """A `schmier6` state in the simultaneous discards, several seats still to discard."""
+    rng = random.Random(seed)
+    state = engine.new_game("schmier6", engine.default_rules("schmier6"), 0)
+    while not (state.phase == "discard" and len(engine.turn(state)) > 2):
+        if engine.needs_deal(state):
+            deck = engine.full_deck("schmier6")
+            rng.shuffle(deck)
+            state = engine.deal(state, deck)
+            continue
+        seat = engine.turn(state)[0]
+        state = engine.apply(
+            seat=seat,
+            state=state,
+            action=concrete(rng.choice(engine.view(state, seat)["legal"]), rng),
+        )
+    return state
+
+
+def test_decisions_held_for_the_discards_outlast_another_seats_discard() -> None:
+    """While the simultaneous discards go on, a bot's decided discard stays held when
+    another seat discards (its choice is still good), and goes once the phase moves on."""
+    state = _discards(3)
+    first, second, *_ = engine.turn(state)
+    legal = engine.view(state, first)["legal"]
+    after = engine.apply(state, first, concrete(legal[0], random.Random(1)))
+    assert second in engine.turn(after) and first not in engine.turn(after)
+    assert turn_goes_on(state, after) and not turn_goes_on(after, state)
+    other = _discards(4)  # another deal's discards (a room reloaded, say): not the same
+    assert other.deals == state.deals and not turn_goes_on(state, other)
+    clock = Clock(Settings(bot_delay=0.8), NOW)
+    clock.state_changed(None, state, NOW)
+    clock.ready |= {first, second}
+    clock.state_changed(state, after, NOW + 0.5)
+    assert clock.ready == {second}
+    dealt = engine.new_game("schmier6", engine.default_rules("schmier6"), 0)
+    assert not turn_goes_on(after, dealt)
+    clock.state_changed(after, dealt, NOW + 1)
+    assert clock.ready == set()
 
 
 def test_absent_players_graces_come_later_spread_over_a_tenth() -> None:

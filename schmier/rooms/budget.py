@@ -122,12 +122,13 @@ def decide(policy: str, view: dict[str, Any], rng: random.Random, ratio: float) 
 class Queue:
     """The pool's queue as a decision leaves it for a worker."""
 
-    waited: float
-    """Seconds this decision has waited for a worker."""
+    late: float
+    """Seconds this decision is past its due time (negative while its bot's delay
+    still runs; a decision not asked ahead is due when it is asked)."""
     behind: int
     """Moves still waiting after it."""
-    oldest_behind: float
-    """Seconds the oldest of those has waited (0 when none waits)."""
+    late_behind: float
+    """Seconds the soonest due of those is past its due time (0 when none waits)."""
     workers: int
 
 
@@ -178,8 +179,8 @@ class Budgets:
             chosen = FLOOR
             for step in STEPS:
                 cost = self.cost(step)
-                mine = queue.waited + cost
-                theirs = queue.oldest_behind + (queue.behind + 1) * cost / queue.workers
+                mine = queue.late + cost
+                theirs = queue.late_behind + (queue.behind + 1) * cost / queue.workers
                 if mine <= aim and (queue.behind == 0 or theirs <= aim):
                     chosen = step
                     break

@@ -45,6 +45,19 @@ RETRY_SECONDS = 1.0
 """How long timers wait after a store failure before they try again."""
 
 
+def turn_goes_on(before: engine.State, state: engine.State) -> bool:
+    """Whether the turns awaited in `state` went on from `before`: the same state, or
+    the simultaneous discards of the same hand with fewer seats left to discard, each
+    with the cards it had (what one seat decided for its discard is still good after
+    another seat's)."""
+    if before is state:
+        return True
+    if not (before.phase == state.phase == "discard" and before.deals == state.deals):
+        return False
+    awaited = set(engine.turn(before))
+    return all(s in awaited and state.hands[s] == before.hands[s] for s in engine.turn(state))
+
+
 class Due(NamedTuple):
     """Something the room will do by itself at `at`: deal (`seat` None) or move for a seat."""
 
@@ -55,8 +68,9 @@ class Due(NamedTuple):
 BOT_DELAY_SPREAD = 0.2
 """A bot's delay is up to this share shorter from turn to turn (never longer: a move
 late by the workers' queue is measured from `bot_delay`): tables that started, or
-resumed after a restart, at the same moment then drift apart instead of sending their
-bots' moves to the workers in bursts, turn after turn."""
+resumed after a restart, at the same moment then drift apart instead of playing their
+bots' moves in bursts, turn after turn (their decisions are asked as the turns begin,
+and the workers take them soonest due first)."""
 
 
 LATER_SHARE = 0.1
@@ -109,6 +123,10 @@ class Clock:
     """Seats of absent players whose turns the bot plays at bot speed until they return."""
     thinking: set[int] = field(default_factory=set)
     """Seats whose bot is deciding (`thinking.py`): nothing is due for them meanwhile."""
+    ready: set[int] = field(default_factory=set)
+    """Bot seats whose decision is made and waits for the bot's delay (`thinking.py`):
+    their move is due at `bot_move_at`. Emptied with every new game state, but for the
+    seats still to discard while the others discard (`turn_goes_on`)."""
     idle_since: float | None = None
     """Since when no socket is connected (None: some is)."""
     retry_at: float = 0.0
@@ -135,6 +153,10 @@ class Clock:
         discards); after a completed trick the next turn starts `trick_pause` later, so a
         bot's card never hides the trick everybody is looking at.
         """
+        if state is None or before is None or not turn_goes_on(before, state):
+            self.ready.clear()  # decisions made in the state before
+        else:
+            self.ready &= set(engine.turn(state))
         if state is None:
             self.turn_since.clear()
             return
@@ -252,6 +274,7 @@ class Clock:
             for k, at in old.items():
                 if (to := moves[k]) is not None:
                     table[to] = at
+        self.ready -= moves.keys()
         pilots = {k for k in self.autopilot if k in moves}
         self.autopilot -= pilots
         self.autopilot |= {m for k in pilots if (m := moves[k]) is not None}
@@ -297,21 +320,26 @@ class Clock:
         """When the bot policy acts for `seat`, or None while a person has the turn
         untimed (or while the bot is already deciding).
 
-        `present`: whether a socket of that seat is connected. A person's turn is
-        played when the turn timer runs out, or (away) `autoplay_after` after the later
-        of the turn's start and the player leaving, whichever comes first.
+        A bot's seat acts twice: as its turn begins it asks for its decision, so that
+        the bot's delay hides the workers' queue and the search, and once the decision
+        is made (`ready`) it plays it at `bot_move_at`. `present`: whether a socket of
+        that seat is connected. A person's turn is played when the turn timer runs out,
+        or (away) `autoplay_after` after the later of the turn's start and the player
+        leaving, whichever comes first.
         """
         since = self.turn_since.get(seat)
         if since is None or seat in self.thinking or record.paused:
             return None
         kind = record.seats[seat].kind
-        if kind == "bot" or seat in self.autopilot:
-            return since + self.settings.bot_delay * spread(seat, since, self.phase)
+        if kind == "bot":
+            return self._bot_move_at(seat, since) if seat in self.ready else since
+        if seat in self.autopilot:
+            return self._bot_move_at(seat, since)
         if kind == "empty" and record.practice is not None:
             # Another table's seat nobody took: the default bot plays it once the join
             # grace (`autoplay_after`) from the room's making is over.
             grace = record.created - self.wall_offset + self.settings.autoplay_after
-            return max(since + self.settings.bot_delay * spread(seat, since, self.phase), grace)
+            return max(self._bot_move_at(seat, since), grace)
         if kind != "human":
             return None
         times = []
@@ -321,6 +349,17 @@ class Clock:
             gone = self.disconnected_since.get(seat, since)
             times.append(max(since, gone) + self._grace(self.settings.autoplay_after))
         return min(times, default=None)
+
+    def bot_move_at(self, record: RoomRecord, seat: int) -> float | None:
+        """When the bot at `seat` plays the decision it asked for as its turn began
+        (None: not a bot's seat, or not its turn; such a seat asks when it is due)."""
+        since = self.turn_since.get(seat)
+        if since is None or record.seats[seat].kind != "bot":
+            return None
+        return self._bot_move_at(seat, since)
+
+    def _bot_move_at(self, seat: int, since: float) -> float:
+        return since + self.settings.bot_delay * spread(seat, since, self.phase)
 
     def due(self, record: RoomRecord, present: Callable[[int], bool]) -> list[Due]:
         """What the room will do by itself, soonest first (nothing while paused)."""

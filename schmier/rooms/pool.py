@@ -7,9 +7,11 @@ Three rules make it fair:
 - **Priorities.** A job waits in the pool's own queue, not in the executor's, and a
   free worker always takes the most urgent job waiting: a bot's (or an away player's)
   move, which a whole table is waiting for, before a hint, which only its asker waits
-  for, before one decision of a finished hand's analysis; first come, first served
-  within a priority. At most `capacity` jobs are in the executor at once, so a move
-  never queues behind more than the jobs already running.
+  for, before one decision of a finished hand's analysis; within a priority the soonest
+  due first (a bot's move, asked as its turn begins, is due when its delay is over;
+  anything else when it was asked: first come, first served). At most `capacity` jobs
+  are in the executor at once, so a move never queues behind more than the jobs already
+  running.
 - **A bounded queue, refused rather than waited on.** Jobs below `MOVE` may wait only
   while fewer than `queue_limit` of them are waiting; past that `submit` raises `Busy`
   at once and the room answers `rate_limited`. Moves are never refused: a room asks for
@@ -153,13 +155,16 @@ def lower_to_idle() -> None:
 
 @dataclass(order=True)
 class _Ticket:
-    """A job waiting for a worker (ordered by priority, then by arrival)."""
+    """A job waiting for a worker (ordered by priority, then soonest due first, then by
+    arrival)."""
 
     priority: int
+    due: float
+    """When its answer is wanted (`time.monotonic`): when it was asked, or for a bot's
+    move asked as its turn began, when its delay is over."""
     number: int
     call: tuple[Callable[..., Answer], tuple[Any, ...]] = field(compare=False)
     future: Future[Answer] = field(compare=False)
-    asked: float = field(compare=False, default_factory=time.monotonic)
     step: budget.Step | None = field(compare=False, default=None)
     """The budget a search decision got as it left the queue (None: not a search)."""
 
@@ -226,20 +231,31 @@ class Pool:
                 executor.submit(os.getpid)
 
     def submit(
-        self, policy: str, view: dict[str, Any], seed: int, priority: Priority = Priority.MOVE
+        self,
+        policy: str,
+        view: dict[str, Any],
+        seed: int,
+        priority: Priority = Priority.MOVE,
+        lead: float = 0.0,
     ) -> Future[Answer]:
         """Ask for one decision: its future (cancel it to withdraw a job still waiting).
+        `lead`: seconds from now until the answer is wanted (a bot's delay still to run).
 
         Raises `Busy` for a job below `MOVE` when `queue_limit` such jobs already wait,
         and RuntimeError once the pool is shut down."""
-        return self.call(work, (policy, view, seed), priority)
+        return self.call(work, (policy, view, seed), priority, lead)
 
     def call(
-        self, function: Callable[..., Answer], args: tuple[Any, ...], priority: Priority
+        self,
+        function: Callable[..., Answer],
+        args: tuple[Any, ...],
+        priority: Priority,
+        lead: float = 0.0,
     ) -> Future[Answer]:
         """Run `function(*args)` in a worker at `priority` (see `submit`)."""
         future: Future[Answer] = Future()
-        ticket = _Ticket(priority, next(self._numbers), (function, args), future)
+        due = time.monotonic() + max(0.0, lead)
+        ticket = _Ticket(priority, due, next(self._numbers), (function, args), future)
         with self._lock:
             if self._closed:
                 raise RuntimeError("the bot pool is shut down")
@@ -276,14 +292,14 @@ class Pool:
         now = time.monotonic()
         with self._lock:
             behind = [
-                t.asked
+                t.due
                 for t in self._waiting
                 if t.priority == Priority.MOVE and not t.future.cancelled()
             ]
         queue = budget.Queue(
-            waited=now - ticket.asked,
+            late=now - ticket.due,
             behind=len(behind),
-            oldest_behind=now - min(behind) if behind else 0.0,
+            late_behind=now - min(behind) if behind else 0.0,
             workers=self.capacity,
         )
         ticket.step = self.budgets.choose(ticket.priority == Priority.MOVE, queue)

@@ -8,6 +8,14 @@ before hints and refuses what it cannot queue), and the answer comes back later 
 `mailbox.Thought`, which the actor handles like any other message, in order, on its own
 task. Meanwhile the room goes on answering its humans.
 
+A bot asks as its turn begins, not when its delay (`SCHMIER_BOT_DELAY`) is over: the
+delay hides the workers' queue and the search, and the pool learns when the move is due
+(it takes the soonest due first, and gives a decision the budget that still makes its
+due time). A decision made early is held (`Clock.ready`) and played when the delay is
+over; forced moves are held the same way. A held decision belongs to its game state:
+a new state drops it and the bot asks again, except while the simultaneous discards go
+on (`clock.turn_goes_on`: another seat's discard leaves this seat's choice as it was).
+
 An answer that arrives after the room moved on (another game state, or a seat the bot
 no longer plays, or an asker gone) is dropped, and a job still waiting when the room
 moves on is withdrawn (`moved_on`): the clock asks again if it is still the bot's turn.
@@ -44,7 +52,7 @@ from schmier.engine.bots.explain import explain
 from schmier.limits import TokenBucket
 from schmier.logs import event, failure
 from schmier.rooms import autoplay, table
-from schmier.rooms.clock import Clock
+from schmier.rooms.clock import Clock, turn_goes_on
 from schmier.rooms.frames import room_view
 from schmier.rooms.peers import Peer, Refused, Sockets
 from schmier.rooms.pool import Answer, Busy, Pool, Priority, start_worker, work
@@ -101,6 +109,11 @@ def hint_frame(version: int, action: Answer) -> bytes:
     return orjson.dumps(frame)
 
 
+def _goes_on(made_in: engine.State, state: engine.State | None) -> bool:
+    """Whether a move decided in `made_in` is still the one to play in `state`."""
+    return state is not None and turn_goes_on(made_in, state)
+
+
 def _dropped(job: Job) -> None:
     """Where a decision of a stopped room goes: nowhere."""
 
@@ -125,6 +138,9 @@ class Thinking:
         self._shuffler = shuffler
         self._loop = asyncio.get_running_loop()
         self._jobs: set[Job] = set()
+        self._held: dict[int, tuple[engine.State, Answer | None]] = {}
+        """Bots' decisions made before their delay was over, by seat, with the state
+        they were made in (None: the bot failed; the fallback plays)."""
         settings = clock.settings
         self._hints = _Hints(
             settings.hint_burst,
@@ -133,10 +149,17 @@ class Thinking:
         )
 
     def move(self, record: RoomRecord, seat: int, rng: random.Random) -> table.Change | None:
-        """The bot's turn at `seat` has come: a forced move's change at once, else None
+        """The bot's turn at `seat` has come (or, for a bot, its delay is over): the
+        change of a move decided already, or of a forced move once it is due; else None
         (the decision is asked for; its `Thought` brings it)."""
         state = record.state
-        if state is None or any(not j.hint and j.seat == seat for j in self._jobs):
+        held = self._held.pop(seat, None)
+        self._clock.ready.discard(seat)
+        if state is None:
+            return None
+        if held is not None and turn_goes_on(held[0], state) and record.seats[seat].kind == "bot":
+            return autoplay.play(record, seat, held[1], self._shuffler)
+        if any(not j.hint and j.seat == seat for j in self._jobs):
             return None
         view = room_view(record, seat)
         legal = view["legal"]
@@ -144,11 +167,25 @@ class Thinking:
             return None
         only = autoplay.forced(legal)
         if only is not None:
-            return autoplay.play(record, seat, only, self._shuffler)
+            return self._played_or_held(record, seat, only)
         self._clock.thinking.add(seat)
         policy = autoplay.policy_for(record, seat)
-        self._ask(state, seat, None, policy, view, rng, Priority.MOVE)
+        at = self._clock.bot_move_at(record, seat)
+        lead = 0.0 if at is None else max(0.0, at - self._loop.time())
+        self._ask(state, seat, None, policy, view, rng, Priority.MOVE, lead)
         return None
+
+    def _played_or_held(
+        self, record: RoomRecord, seat: int, answer: Answer | None
+    ) -> table.Change | None:
+        """The change of `seat`'s move `answer` now, or None when it is a bot's whose
+        delay is not over yet: then the answer is held until it is."""
+        at = self._clock.bot_move_at(record, seat)
+        if at is not None and at > self._loop.time() and record.state is not None:
+            self._held[seat] = (record.state, answer)
+            self._clock.ready.add(seat)
+            return None
+        return autoplay.play(record, seat, answer, self._shuffler)
 
     def hint(
         self, record: RoomRecord, version: int, seat: int, asker: Peer, rng: random.Random
@@ -203,11 +240,13 @@ class Thinking:
         view: dict[str, Any],
         rng: random.Random,
         priority: Priority,
+        lead: float = 0.0,
     ) -> None:
+        """Hand the decision to the pool (`lead`: seconds until the move is due)."""
         seed = rng.getrandbits(64)
         try:
             if askers is None:
-                future = self._pool.submit(policy, view, seed, priority)
+                future = self._pool.submit(policy, view, seed, priority, lead)
             else:  # a hint says why: the values of the options weighed
                 future = self._pool.call(explain, (policy, view, seed), priority)
         except RuntimeError as exc:  # shut down under a room still running: fall back
@@ -228,10 +267,15 @@ class Thinking:
 
     def moved_on(self, state: engine.State | None) -> None:
         """The room's game state is now `state`: withdraw the jobs still waiting for a
-        worker that were asked in another (their answers would be dropped anyway)."""
+        worker that were asked in another (their answers would be dropped anyway), and
+        drop the decisions held for another (a move's stays while the discards go on)."""
         for job in self._jobs:
-            if job.state is not state:
+            if not self._still_asked(job, state):
                 job.future.cancel()
+        held = self._held.items()
+        for seat in [s for s, (made_in, _) in held if not _goes_on(made_in, state)]:
+            del self._held[seat]
+            self._clock.ready.discard(seat)
 
     def arrived(self, record: RoomRecord, version: int, job: Job) -> table.Change | None:
         """A decision came back: the change of the bot's move, or None (a hint is sent
@@ -244,7 +288,7 @@ class Thinking:
         answer = self._answer(record, job)
         options = None if answer is None else answer.pop("options", None)
         state = record.state
-        if state is not job.state or job.seat not in engine.turn(state):
+        if state is None or not self._still_asked(job, state) or job.seat not in engine.turn(state):
             return None
         legal = room_view(record, job.seat)["legal"]
         if answer is not None and not autoplay.is_legal(answer, legal):
@@ -263,7 +307,15 @@ class Thinking:
         due = self._clock.seat_due(record, job.seat, self._peers.has(job.seat))
         if due is None or due > self._loop.time():
             return None
-        return autoplay.play(record, job.seat, answer, self._shuffler)
+        return self._played_or_held(record, job.seat, answer)
+
+    @staticmethod
+    def _still_asked(job: Job, state: engine.State | None) -> bool:
+        """Whether `job` still answers in `state`: a hint only in its own state, a move
+        also while the simultaneous discards go on."""
+        if job.hint:
+            return job.state is state
+        return _goes_on(job.state, state)
 
     def _answer(self, record: RoomRecord, job: Job) -> Answer | None:
         """The job's answer; None when the bot failed (logged; the pool rebuilds itself
@@ -283,4 +335,5 @@ class Thinking:
         for job in self._jobs:
             job.future.cancel()
         self._jobs.clear()
+        self._held.clear()
         self._post = _dropped

@@ -34,7 +34,7 @@ from schmier.rooms.record import RoomRecord, Seat, bot_seat
 from schmier.rooms.registry import Rooms
 from schmier.rooms.thinking import Pool
 from schmier.store import MemoryStore
-from tests.support.engine_helpers import concrete
+from tests.support.engine_helpers import concrete, random_step
 
 ROOMS = 100
 NOW = 5000.0
@@ -149,17 +149,11 @@ def _discards(seed: int) -> engine.State:
     rng = random.Random(seed)
     state = engine.new_game("schmier6", engine.default_rules("schmier6"), 0)
     while not (state.phase == "discard" and len(engine.turn(state)) > 2):
-        if engine.needs_deal(state):
-            deck = engine.full_deck("schmier6")
-            rng.shuffle(deck)
-            state = engine.deal(state, deck)
-            continue
-        seat = engine.turn(state)[0]
-        state = engine.apply(
-            seat=seat,
-            state=state,
-            action=concrete(rng.choice(engine.view(state, seat)["legal"]), rng),
-        )
+        seat, action = random_step("schmier6", state, rng)
+        if seat is None:
+            state = engine.deal(state, action["deck"])
+        else:
+            state = engine.apply(state, seat, action)
     return state
 
 

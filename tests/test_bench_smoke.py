@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from schmier.engine import PHASES
 from tests.support.servers import RunningServer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -141,6 +142,13 @@ def test_load_seats_server_bots_beside_the_humans_and_times_their_moves() -> Non
     assert_played(result, rooms=2, seats=3)
     assert result["bot_moves"] > 0
     assert result["bot_delay_max_ms"] >= result["bot_delay_p99_ms"] >= result["bot_delay_p50_ms"]
+    # The latest moves, latest first, the first of them the maximum, each with when its
+    # turn began in the window and in which phase.
+    slowest = result["bot_slowest"]
+    assert 1 <= len(slowest) <= 5
+    assert [s[0] for s in slowest] == sorted((s[0] for s in slowest), reverse=True)
+    assert slowest[0][0] == result["bot_delay_max_ms"]
+    assert all(0 <= at <= result["seconds"] and phase in PHASES for _, at, phase in slowest)
     assert result["bot_searches"] > 0
     assert sum(result["bot_budgets"].values()) == result["bot_searches"]
     assert 0 <= result["bot_full_strength_pct"] <= 100

@@ -7,7 +7,8 @@ move, from the state that gave a bot seat the turn to the next change, less the
 server's `SCHMIER_BOT_DELAY` (`--bot-delay`; a spawned server gets it). So the delay is
 what the table waited beyond the bot's deliberate pause: the workers' queue, the
 search, the room and the network. A move's delay counts when its turn began in the
-window.
+window. The slowest few are kept with when their turn began and in which phase, so that
+a rare late move can be set beside what else happened at that moment.
 
 From the server, read at both ends of the window (`/metrics`, `schmier/rooms/budget.py`):
 the search decisions by budget (the share made at full strength) and the workers' busy
@@ -18,6 +19,7 @@ the server's child processes (its bot workers) per search decision.
 from __future__ import annotations
 
 import asyncio
+import heapq
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,11 +34,26 @@ BUSY = "schmier_bot_busy_seconds_total "
 QUEUE = 'schmier_bot_queue_depth{kind="move"} '
 
 
+SLOWEST = 5
+"""How many of the window's latest bot moves are reported, with when and where."""
+
+
 @dataclass
 class BotDelays:
     """The bot moves timed by the watchers, in seconds beyond the bot delay."""
 
     delays: list[float] = field(default_factory=list)
+    slowest: list[tuple[float, float, str]] = field(default_factory=list)
+    """The latest moves as (delay, their turn's start in seconds into the window, the
+    phase), a min-heap of `SLOWEST`."""
+
+    def add(self, delay: float, began: float, phase: str) -> None:
+        self.delays.append(delay)
+        entry = (delay, began, phase)
+        if len(self.slowest) < SLOWEST:
+            heapq.heappush(self.slowest, entry)
+        elif entry > self.slowest[0]:
+            heapq.heapreplace(self.slowest, entry)
 
 
 class BotWatch:
@@ -48,6 +65,7 @@ class BotWatch:
         self.seq = -1
         """The state in which a bot's turn began (-1: none awaited)."""
         self.since = 0.0
+        self.phase = ""
         self.window: tuple[float, float] = (float("inf"), float("inf"))
 
     def state(self, seq: int, view: dict[str, Any], now: float) -> None:
@@ -55,13 +73,13 @@ class BotWatch:
         if self.seq >= 0 and seq > self.seq:
             start, end = self.window
             if start <= self.since < end:
-                self.sink.delays.append(now - self.since - self.bot_delay)
+                self.sink.add(now - self.since - self.bot_delay, self.since - start, self.phase)
             self.seq = -1
         turn = view.get("turn") or []
         if self.seq < 0 and len(turn) == 1 and view["phase"] not in ("lobby", "game_over"):
             seats = view.get("seats") or []
             if turn[0] < len(seats) and seats[turn[0]].get("kind") == "bot":
-                self.seq, self.since = seq, now
+                self.seq, self.since, self.phase = seq, now, str(view["phase"])
 
 
 def children(pid: int) -> list[int]:
@@ -126,14 +144,14 @@ async def sample_queue(bases: list[str], depths: list[float], period: float = 0.
 
 
 def figures(
-    delays: list[float],
+    moves: BotDelays,
     before: ServerBots,
     after: ServerBots,
     depths: list[float],
     elapsed: float,
 ) -> dict[str, Any]:
     """The window's bot figures (`elapsed`: its seconds)."""
-    delays = sorted(delays)
+    delays = sorted(moves.delays)
     decided = {
         k: after.decisions.get(k, 0.0) - before.decisions.get(k, 0.0) for k in after.decisions
     }
@@ -144,6 +162,11 @@ def figures(
         "bot_delay_p50_ms": probes.pct(delays, 50),
         "bot_delay_p99_ms": probes.pct(delays, 99),
         "bot_delay_max_ms": probes.pct(delays, 100),
+        # (delay ms, seconds into the window the turn began, phase), latest first.
+        "bot_slowest": [
+            [round(delay * 1000, 2), round(began, 2), phase]
+            for delay, began, phase in sorted(moves.slowest, reverse=True)
+        ],
         "bot_searches": int(searches),
         "bot_full_strength_pct": round(100 * decided.get("full", 0) / searches, 1)
         if searches

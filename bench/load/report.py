@@ -31,6 +31,7 @@ ROWS: list[tuple[str, str]] = [
     ("bot_delay_p50_ms", "bot move delay beyond SCHMIER_BOT_DELAY p50 ms"),
     ("bot_delay_p99_ms", "bot move delay beyond SCHMIER_BOT_DELAY p99 ms"),
     ("bot_delay_max_ms", "bot move delay beyond SCHMIER_BOT_DELAY max ms"),
+    ("bot_slowest", "latest bot moves ms (turn began at s into window, phase)"),
     ("bot_searches", "bot search decisions"),
     ("bot_full_strength_pct", "bot searches at full strength %"),
     ("bot_budgets", "bot searches by budget"),
@@ -79,6 +80,8 @@ def _fmt(value: Any) -> str:
         return "-"
     if isinstance(value, list) and all(isinstance(v, list) and len(v) == 2 for v in value):
         return ", ".join(f"{ms:g} ({at:g})" for ms, at in value) or "-"
+    if isinstance(value, list) and all(isinstance(v, list) and len(v) == 3 for v in value):
+        return ", ".join(f"{ms:g} ({at:g}, {what})" for ms, at, what in value) or "-"
     if isinstance(value, float):
         return f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"
     return f"{value:,}" if isinstance(value, int) else str(value)

@@ -147,9 +147,10 @@ class Run(Tables):
             result.update(pauses)
         result.update(self._bot_figures(window.elapsed))
         if window.bots0 is not None and bots1 is not None:
-            delays = self.bot_delays.delays
             result.update(
-                bots.figures(delays, window.bots0, bots1, window.queue_depths, window.elapsed)
+                bots.figures(
+                    self.bot_delays, window.bots0, bots1, window.queue_depths, window.elapsed
+                )
             )
         window.lags.sort()
         result["generator_lag_p99_ms"] = probes.pct(window.lags, 99)

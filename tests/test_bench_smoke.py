@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.load.bots import BotDelays, BotWatch
 from schmier.engine import PHASES
 from tests.support.servers import RunningServer
 
@@ -154,6 +155,34 @@ def test_load_seats_server_bots_beside_the_humans_and_times_their_moves() -> Non
     assert 0 <= result["bot_full_strength_pct"] <= 100
     assert result["bot_cpu_ms_per_search"] is not None
     assert result["bot_queue_max"] is not None
+
+
+def test_a_bot_move_counts_when_its_turn_began_in_the_window_and_it_came_before_the_end() -> None:
+    """The watcher's rule, on made-up frames: a bot's turn begun before the window, or
+    answered only after the window closed (the generator then busy with its closing
+    work), is not timed; the others are, less the bot delay, the latest kept."""
+    moves = BotDelays()
+    watch = BotWatch(0.8, moves)
+    watch.window = (100.0, 200.0)
+    bot_turn = {"phase": "play", "turn": [1], "seats": [{"kind": "human"}, {"kind": "bot"}]}
+    human_turn = {**bot_turn, "turn": [0]}
+    timeline = [
+        (99.5, bot_turn),
+        (100.4, human_turn),  # began before the window
+        (120.0, bot_turn),
+        (120.9, human_turn),  # 0.1 s past the delay
+        (150.0, bot_turn),
+        (151.3, human_turn),  # 0.5 s past it
+        (199.6, bot_turn),
+        (203.0, human_turn),  # came after the window closed
+    ]
+    for seq, (at, view) in enumerate(timeline):
+        watch.state(seq, view, at)
+    assert [round(d, 3) for d in moves.delays] == [0.1, 0.5]
+    assert [(round(d, 3), at, phase) for d, at, phase in sorted(moves.slowest, reverse=True)] == [
+        (0.5, 50.0, "play"),
+        (0.1, 20.0, "play"),
+    ]
 
 
 def test_load_starts_its_tables_in_step_or_opens_them_paced(server: RunningServer) -> None:

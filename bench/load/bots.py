@@ -9,12 +9,12 @@ what the table waited beyond the bot's deliberate pause: the workers' queue, the
 search, the room and the network. A move counts when its turn began in the window and
 it came before the window closed: after that the generator is busy with its closing
 work (for seconds after a long window), and a move it reads then would count the
-generator's own pause as the server's (the maxima of 2.2 and 3.1 s of the first
-15-minute runs: all five latest moves of the second came at one instant just after the
-window). A move whose turn began in the window's last second or so is thus left out
-whatever it took: under 2% of the moves in a window of 45 s, 0.1% in a quarter of an
-hour. The slowest few are kept with when their turn began and in which phase, so that
-a rare late move can be set beside what else happened at that moment.
+generator's own pause as the server's (a maximum of 3.1 s in a 15-minute run: all
+five latest moves came at one instant just after the window). A move whose turn began
+in the window's last second or so is thus left out whatever it took: under 2% of the
+moves in a window of 45 s, 0.1% in a quarter of an hour. The slowest few are kept with
+when their turn began and in which phase, so that a rare late move can be set beside
+what else happened at that moment.
 
 From the server, read at both ends of the window (`/metrics`, `schmier/rooms/budget.py`):
 the search decisions by budget (the share made at full strength) and the workers' busy

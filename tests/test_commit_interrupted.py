@@ -1,6 +1,8 @@
 """A commit under way when the store is marked down (`while_up` in
 `schmier/rooms/outage.py`): the room's own task is interrupted at once, with nothing
-left over, and the command already written lands when Redis answers again.
+left over, and the command already written lands when Redis answers again. And a move
+that reached the room before the store was marked down but is handled after: refused
+at once, never tried.
 
 The Redis is one of the test's own, stopped with SIGSTOP: it keeps the connection and
 answers nothing, as behind a network partition, until SIGCONT.
@@ -9,14 +11,19 @@ answers nothing, as behind a network partition, until SIGCONT.
 from __future__ import annotations
 
 import asyncio
+import random
 import signal
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
 
+from schmier.protocol.client import parse_client_frame
 from schmier.rooms.outage import while_up
 from schmier.store import RedisStore, StoreUnavailable
 from tests.support.redis_procs import RedisProcess
+from tests.support.servers import Client, ServerFactory, concrete, seat_table
 
 
 async def test_a_commit_is_interrupted_in_the_rooms_own_task(tmp_path: Path) -> None:
@@ -104,4 +111,56 @@ async def test_a_room_stopping_during_a_commit_is_not_told_the_store_went(
     finally:
         redis.process.send_signal(signal.SIGCONT)
         await store.aclose()
+        redis.kill()
+
+
+async def next_of(client: Client, kind: str, timeout: float) -> dict[str, Any]:
+    """The next frame of type `kind` (anything before it skipped)."""
+    async with asyncio.timeout(timeout):
+        while (frame := await client.recv(timeout))["type"] != kind:
+            pass
+    return frame
+
+
+async def test_a_move_handled_after_the_store_went_down_is_refused_untried(
+    tmp_path: Path, server_factory: ServerFactory
+) -> None:
+    """A player's move is in the room's mailbox when the store is marked down (a lease
+    renewal with no answer in time), so the room's message to pause comes behind it:
+    the move is refused at once (`store_unavailable`) and the room pauses, not tried on
+    the silent wire, where it held the room's mailbox until the wire's own timeout (a
+    cluster's other instance took the room over meanwhile, and the room stopped once
+    the link healed without having told its sockets it paused). Once Redis answers,
+    the room resumes and the same move is accepted, one commit."""
+    redis = RedisProcess(tmp_path / "redis").start()
+    assert redis.process is not None
+    server = server_factory(redis_url=redis.url, redis_prefix="untried:")
+    try:
+        code, clients, _, _ = await seat_table(server, "wisconsin4", [0], rules={"target": 11})
+        client = clients[0]
+        mine = await client.wait_state(lambda v: 0 in v["turn"] and bool(v["legal"]))
+        action = concrete(mine["view"]["legal"][0], random.Random(1))
+        rooms = server.app.state.rooms
+        room = rooms.live[code]
+        (peer,) = room._peers.at(0)
+        frame = parse_client_frame(orjson.dumps(action))
+
+        async def move_then_down() -> None:
+            # Queued while the room's task has not run yet; then the store goes down.
+            await room.frame(peer, frame)
+            rooms.store.health.failed("renew_leases", StoreUnavailable("no answer in time"))
+
+        redis.process.send_signal(signal.SIGSTOP)
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(move_then_down(), room._loop))
+        refused = await next_of(client, "error", 3)
+        assert refused["code"] == "store_unavailable"
+        await next_of(client, "paused", 3)
+        redis.process.send_signal(signal.SIGCONT)
+        await next_of(client, "resumed", 20)
+        await client.send(action)
+        after = await client.next_state()
+        assert after["seq"] == mine["seq"] + 1
+    finally:
+        redis.process.send_signal(signal.SIGCONT)
+        server.stop()
         redis.kill()

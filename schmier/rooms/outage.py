@@ -119,7 +119,17 @@ class Outage:
         self.clock = clock
 
     def check(self) -> None:
-        """Refuse at once while paused (nothing is tried)."""
+        """Refuse at once while paused (nothing is tried).
+
+        A store its health has marked down pauses the room here, untold, as a commit
+        meeting the store going does: the message that pauses it may still be in the
+        mailbox behind the frame being handled (the store marked down between that
+        frame's arrival and its handling). Tried anyway, the commit would wait on the
+        silent wire with the mailbox blocked, and a room that lost its lease meanwhile
+        would stop once the link healed without having told its sockets it paused."""
+        health: StoreHealth | None = getattr(self.store, "health", None)
+        if health is not None and not health.up:
+            self.paused = True
         if self.paused:
             raise Paused("the store is unavailable")
 

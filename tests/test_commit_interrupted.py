@@ -152,9 +152,11 @@ async def test_a_move_handled_after_the_store_went_down_is_refused_untried(
 
         redis.process.send_signal(signal.SIGSTOP)
         await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(move_then_down(), room._loop))
-        refused = await next_of(client, "error", 3)
+        # Without the room pausing at once, no answer came while Redis was silent (the
+        # move waited on the wire, then stayed unsettled until Redis answered).
+        refused = await next_of(client, "error", 8)
         assert refused["code"] == "store_unavailable"
-        await next_of(client, "paused", 3)
+        await next_of(client, "paused", 8)
         redis.process.send_signal(signal.SIGCONT)
         await next_of(client, "resumed", 20)
         await client.send(action)

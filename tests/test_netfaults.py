@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import signal
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -21,7 +22,13 @@ from pathlib import Path
 import pytest
 
 from bench.kit import loopback
-from tests.support.faults import TABLES, FaultCluster, games_until, random_schedule
+from tests.support.faults import (
+    TABLES,
+    FaultCluster,
+    RoamingSeat,
+    games_until,
+    random_schedule,
+)
 from tests.support.netns import Network
 
 RULES = {"target": 5}
@@ -70,6 +77,17 @@ def resumed_after(cluster: FaultCluster, seat: int, since: float) -> float:
 def report(name: str, **figures: float) -> None:
     """One line of figures (shown with `pytest -s`; docs/scaling.md quotes them)."""
     print(f"\nnetfaults {name}: " + ", ".join(f"{k} {v:.2f} s" for k, v in figures.items()))
+
+
+async def turn_to_play(seat: RoamingSeat) -> None:
+    """Wait until `seat`'s player has a card to play (its paced move is on its way)."""
+    while True:
+        client = seat.client
+        state = client.state if client is not None else None
+        view = state["view"] if state is not None else None
+        if view is not None and view["phase"] == "play" and seat.seat in view["turn"]:
+            return
+        await asyncio.sleep(0.005)
 
 
 async def play(cluster: FaultCluster, code: str, fault: asyncio.Task[None]) -> None:
@@ -127,14 +145,38 @@ async def test_an_owner_cut_off_with_a_commit_under_way(cluster: FaultCluster) -
 
     async def fault() -> None:
         await asyncio.sleep(2)
-        while True:
-            client = seats[0].client
-            state = client.state if client is not None else None
-            view = state["view"] if state is not None else None
-            if view is not None and view["phase"] == "play" and 0 in view["turn"]:
-                break
-            await asyncio.sleep(0.005)
+        await turn_to_play(seats[0])
         cluster.net.cut(owner, cluster.redis.address)  # before the player's paced send
+        await asyncio.sleep(3)
+        cluster.net.heal(owner, cluster.redis.address)
+
+    await play(cluster, code, asyncio.create_task(fault()))
+    checked, _ = await cluster.check([code])
+    assert checked > 30
+    assert frames_of(cluster, 0, "paused") >= 1
+
+
+async def test_an_owner_stalled_as_it_is_cut_off(cluster: FaultCluster) -> None:
+    """As above, with the owner's process stopped for 1.2 s as the cut comes (a loaded
+    machine, a long pause of its own): when it runs again, its player's move and the
+    lease renewal's missed deadline are due together, the move first in the room's
+    mailbox and the store marked down before the room handles it. The move must be
+    refused at once and the room pause; tried on the silent wire, it held the room
+    until the link healed, after the other instance had taken the room over, and the
+    room stopped on its lost lease without its player ever told it paused (CI failed
+    the test above so once; this stall makes it so in two runs out of three)."""
+    code, seats = await cluster.table("wisconsin4", {0: "a", 2: "b"}, RULES, PACE)
+    owner, process = cluster.net.hosts["a"], cluster.processes["a"]
+
+    async def fault() -> None:
+        await asyncio.sleep(2)
+        await turn_to_play(seats[0])
+        process.send_signal(signal.SIGSTOP)
+        try:
+            cluster.net.cut(owner, cluster.redis.address)
+            await asyncio.sleep(1.2)  # the player's move reaches the stopped owner
+        finally:
+            process.send_signal(signal.SIGCONT)
         await asyncio.sleep(3)
         cluster.net.heal(owner, cluster.redis.address)
 

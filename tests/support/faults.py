@@ -87,6 +87,8 @@ class FaultCluster:
         self.env: dict[str, str] = {}
         """Settings of every instance started from now on (the sentinels, say)."""
         self.servers: dict[str, HostServer] = {}
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        """Each instance's process (`ip netns exec` runs the server in its place)."""
         self.recorder: StoreRecorder | None = None
         self.seats: list[RoamingSeat] = []
         """Every seat played, with every socket it used."""
@@ -134,7 +136,9 @@ class FaultCluster:
             "SCHMIER_LOG_LEVEL": "INFO",
         }
         command = [sys.executable, "-m", "schmier"]
-        self.net.spawn(host, command, env, self.log_dir / f"{name}.log", REPO)
+        self.processes[name] = self.net.spawn(
+            host, command, env, self.log_dir / f"{name}.log", REPO
+        )
         server = HostServer(host.address, PORT)
         wait_until(lambda: answers(server.base_url + "/healthz"), f"instance {name}")
         self.servers[name] = server

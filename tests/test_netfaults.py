@@ -134,49 +134,38 @@ async def test_an_owner_cut_off_from_redis(cluster: FaultCluster, seconds: int) 
     )
 
 
-async def test_an_owner_cut_off_with_a_commit_under_way(cluster: FaultCluster) -> None:
+@pytest.mark.parametrize("stall", [0.0, 1.2], ids=["running", "stalled"])
+async def test_an_owner_cut_off_with_a_commit_under_way(
+    cluster: FaultCluster, stall: float
+) -> None:
     """The owner loses Redis just as its player acts: that commit hangs in the cut
     (TCP keeps it, and delivers it when the link heals, after the other instance has
     taken the room over and waits for that very player). The store's fencing check
     must refuse it then: a build without the lease check lets the stale owner commit
-    over the new one, and the checker names it ("two owners")."""
-    code, seats = await cluster.table("wisconsin4", {0: "a", 2: "b"}, RULES, PACE)
-    owner = cluster.net.hosts["a"]
+    over the new one, and the checker names it ("two owners").
 
-    async def fault() -> None:
-        await asyncio.sleep(2)
-        await turn_to_play(seats[0])
-        cluster.net.cut(owner, cluster.redis.address)  # before the player's paced send
-        await asyncio.sleep(3)
-        cluster.net.heal(owner, cluster.redis.address)
-
-    await play(cluster, code, asyncio.create_task(fault()))
-    checked, _ = await cluster.check([code])
-    assert checked > 30
-    assert frames_of(cluster, 0, "paused") >= 1
-
-
-async def test_an_owner_stalled_as_it_is_cut_off(cluster: FaultCluster) -> None:
-    """As above, with the owner's process stopped for 1.2 s as the cut comes (a loaded
-    machine, a long pause of its own): when it runs again, its player's move and the
+    Stalled: the owner's process is stopped for 1.2 s as the cut comes (a loaded
+    machine, a long pause of its own). When it runs again its player's move and the
     lease renewal's missed deadline are due together, the move first in the room's
-    mailbox and the store marked down before the room handles it. The move must be
-    refused at once and the room pause; tried on the silent wire, it held the room
-    until the link healed, after the other instance had taken the room over, and the
-    room stopped on its lost lease without its player ever told it paused (CI failed
-    the test above so once; this stall made it so in five runs of six)."""
+    mailbox and the store marked down before the room handles it: the move must be
+    refused at once and the room pause. Tried on the silent wire, it held the room until
+    the link healed, after the other instance had taken the room over, and the room
+    stopped on its lost lease without its player ever told it paused (CI failed the
+    running case so once; the stall made it so in five runs of six)."""
     code, seats = await cluster.table("wisconsin4", {0: "a", 2: "b"}, RULES, PACE)
     owner, process = cluster.net.hosts["a"], cluster.processes["a"]
 
     async def fault() -> None:
         await asyncio.sleep(2)
         await turn_to_play(seats[0])
-        process.send_signal(signal.SIGSTOP)
+        if stall:
+            process.send_signal(signal.SIGSTOP)
         try:
-            cluster.net.cut(owner, cluster.redis.address)
-            await asyncio.sleep(1.2)  # the player's move reaches the stopped owner
+            cluster.net.cut(owner, cluster.redis.address)  # before the player's paced send
+            await asyncio.sleep(stall)  # the player's move reaches the stopped owner
         finally:
-            process.send_signal(signal.SIGCONT)
+            if stall:
+                process.send_signal(signal.SIGCONT)
         await asyncio.sleep(3)
         cluster.net.heal(owner, cluster.redis.address)
 

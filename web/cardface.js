@@ -9,6 +9,8 @@
 // The face is decoration (aria-hidden): the element holding it carries the card's
 // accessible name (cards.js, cardName).
 
+import { seal } from "./dom.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 
 /** The suits drawn in a 100×100 box. */
@@ -63,8 +65,25 @@ function bothCorners(svg, index, pip) {
   svg.appendChild(turned);
 }
 
-/** The face of `card` ("AS", "TH", "X1") as an <svg class="face">. */
+// Each face is drawn once and copied after that: a hand, a trick and a review show the
+// same few faces again at every state, and building one is two dozen elements.
+const drawn = new Map();
+
+/**
+ * The face of `card` ("AS", "TH", "X1") as an <svg class="face">: a copy of the one
+ * drawn for it, sealed (dom.js), so that a panel patched again leaves it as it is.
+ */
 export function cardFace(card) {
+  const key = `${card}/${jokers}`;
+  let face = drawn.get(key);
+  if (!face) {
+    face = drawFace(card);
+    drawn.set(key, face);
+  }
+  return seal(face.cloneNode(true), key);
+}
+
+function drawFace(card) {
   const svg = el("svg", { viewBox: "0 0 60 84", class: "face", "aria-hidden": "true", focusable: "false" });
   svg.appendChild(el("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, class: "face-bg" }));
   if (card.startsWith("X")) return jokerFace(svg, card);

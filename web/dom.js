@@ -105,11 +105,28 @@ function morphChildren(into, from) {
   }
 }
 
+// Nodes whose whole subtree a key determines (`seal`): patched, the old one is kept.
+const sealed = new WeakMap();
+
+/**
+ * Mark `node` as wholly determined by `key` (a card's face by the card): `patch` keeps
+ * an old node sealed with the same key as it is, without comparing what is inside.
+ */
+export function seal(node, key) {
+  sealed.set(node, key);
+  return node;
+}
+
 function morph(old, node) {
   if (old.nodeType === Node.TEXT_NODE) {
     if (old.data !== node.data) old.data = node.data;
     return;
   }
+  const key = sealed.get(node);
+  if (key !== undefined && sealed.get(old) === key) return;
+  // Made below into what `node` is: sealed as it is, or no longer.
+  if (key === undefined) sealed.delete(old);
+  else sealed.set(old, key);
   for (const a of [...old.attributes]) {
     if (a.name !== "style" && !node.hasAttributeNS(a.namespaceURI, a.localName)) old.removeAttributeNS(a.namespaceURI, a.localName);
   }

@@ -120,9 +120,16 @@ export function renderTable() {
   if (!v || !el) return;
   const n = v.seats.length;
   const me = v.you ?? 0;
+  // Each seat's measured half height (placeTrick) goes to its new chip, so that a chip
+  // of the same height needs no new value, and no layout, at every state.
+  const halves = new Map(
+    [...el.querySelectorAll(".seat[data-seat]")].map((c) => [c.dataset.seat, c.style.getPropertyValue("--seat-h-half")]),
+  );
   const seats = v.seats.map((s) => {
     const a = relativeAngle(s.seat, n, me);
     const chip = seatChip(v, s);
+    const half = halves.get(String(s.seat));
+    if (half) chip.style.setProperty("--seat-h-half", half);
     // Kept whole inside the table's edge, whatever the table's size and the chip's.
     chip.style.left = `clamp(calc(var(--seat-w) / 2 + 4px), ${50 + 39 * Math.cos(a)}%, calc(100% - var(--seat-w) / 2 - 4px))`;
     chip.style.top = `clamp(var(--seat-h-half), ${50 + 41 * Math.sin(a)}%, calc(100% - var(--seat-h-half)))`;
@@ -181,11 +188,13 @@ export function placeTrick() {
   // A chip taller than the stylesheet's guess (a long name on three lines, the turn's
   // ring) is kept inside the table by its own half height, measured once it has all it
   // shows: measured before the ring came, the player's own seat ran off the bottom.
+  // All the heights are read before any is written: a write between two reads made the
+  // browser lay the whole page out again for each seat.
   const chips = [...el.querySelectorAll(".seat[data-seat]")];
-  for (const chip of chips) {
-    const half = `${Math.ceil(chip.offsetHeight / 2) + 2}px`;
-    if (chip.style.getPropertyValue("--seat-h-half") !== half) chip.style.setProperty("--seat-h-half", half);
-  }
+  const halves = chips.map((chip) => `${Math.ceil(chip.offsetHeight / 2) + 2}px`);
+  chips.forEach((chip, i) => {
+    if (chip.style.getPropertyValue("--seat-h-half") !== halves[i]) chip.style.setProperty("--seat-h-half", halves[i]);
+  });
   const cards = [...el.querySelectorAll(".played[data-seat]")];
   if (!cards.length) return;
   const origin = el.getBoundingClientRect();

@@ -10,7 +10,7 @@
 // sent and not yet answered is marked as such (`pending`).
 
 import { currentLanguage, t } from "./i18n.js";
-import { $, fill, h, patch } from "./dom.js";
+import { $, alreadyShows, fill, h, patch } from "./dom.js";
 import { cardFace, cardName, sortHand } from "./cards.js";
 import { isSeated, legalOf, room, send, toggleDiscard, trickShown } from "./state.js";
 import { hintedCards } from "./bots.js";
@@ -19,14 +19,15 @@ import { hintedCards } from "./bots.js";
 // one row (in sight above the fold), a phone two rows of twelve.
 const wide = window.matchMedia("(min-width: 960px)");
 
-const drawn = { el: null, key: "" }; // the hand last drawn, and what it was drawn from
-
 export function renderHand() {
   const v = room.view;
   const el = $("hand");
   if (!isSeated()) {
-    drawn.el = null;
-    fill(el, v.phase === "lobby" ? null : h("p", { class: "muted spectating" }, t("spectating")));
+    // Keyed too, so that a spectator who sits down has their hand drawn afresh.
+    const lobby = v.phase === "lobby";
+    if (!alreadyShows(el, JSON.stringify(["spectating", currentLanguage(), lobby]))) {
+      fill(el, lobby ? null : h("p", { class: "muted spectating" }, t("spectating")));
+    }
     return;
   }
   const plays = new Set(legalOf("play").map((a) => a.card));
@@ -48,9 +49,7 @@ export function renderHand() {
     pending,
     sorted.map((card) => [card, enabledOf(card), room.selected.has(card), hinted.has(card)]),
   ]);
-  if (drawn.el === el && drawn.key === key) return;
-  drawn.el = el;
-  drawn.key = key;
+  if (alreadyShows(el, key)) return;
   const cards = sorted.map((card) => {
     const enabled = enabledOf(card);
     const selected = mode === "discard" && room.selected.has(card);

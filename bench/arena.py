@@ -44,6 +44,7 @@ import time
 from typing import Any
 
 from bench import oracle
+from bench.kit.stats import percentile
 from schmier import engine
 from schmier.engine.bots import PLAYERS, choose, search
 from schmier.engine.bots.levels import BY_NAME, LEVELS
@@ -196,13 +197,6 @@ def wilson(wins: int, n: int) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def match(

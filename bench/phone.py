@@ -42,6 +42,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from bench.kit.servers import RunningServer, start_subprocess_server
+from bench.kit.stats import percentile
 
 VARIANTS = ("schmier6", "schmier5", "wisconsin4")
 PHONE = {"width": 375, "height": 667}
@@ -126,14 +127,6 @@ FALLBACK = """() => {
   if (b) b.click();
   return Boolean(b);
 }"""
-
-
-def percentile(values: Sequence[float], share: float) -> float:
-    """The nearest-rank percentile; 0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
 
 
 def start_server(bot_delay: float) -> tuple[RunningServer, Any]:

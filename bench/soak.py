@@ -49,6 +49,7 @@ from bench.kit.keys import CHUNK, delete_prefix_async, fresh_prefix
 from bench.kit.ports import free_port
 from bench.kit.procstat import memory_kib
 from bench.kit.servers import schmier_command, schmier_env, start_child
+from bench.kit.stats import percentile
 
 VARIANTS = ("schmier6", "schmier5", "wisconsin4")
 GAME_FRAME_TIMEOUT = 3600.0
@@ -157,11 +158,10 @@ async def round_trips(ws: Any, count: int) -> list[float]:
 
 
 def quantiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
     return {
-        "p50_ms": round(ordered[len(ordered) // 2], 2),
-        "p95_ms": round(ordered[int(len(ordered) * 0.95)], 2),
-        "max_ms": round(ordered[-1], 2),
+        "p50_ms": round(percentile(values, 0.50), 2),
+        "p95_ms": round(percentile(values, 0.95), 2),
+        "max_ms": round(max(values), 2),
     }
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from bench.coach.hands import play_hand
+from bench.kit.stats import percentile
 from schmier import engine
 from schmier.coach.analysis import weigh_decision
 from schmier.coach.decisions import choices
@@ -35,13 +36,6 @@ def hands(variant: str, levels: Sequence[str], count: int, seed: int) -> Iterato
             record["levels"] = rotated
             played += 1
             yield record
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def cost(variant: str, count: int, effort: int, seed: int) -> dict[str, Any]:

@@ -6,7 +6,8 @@
 - `servers`: `python -m schmier` (or any server) as a child process on a free port;
 - `ports`: a free loopback port; `keys`: deleting a Redis key prefix;
 - `loopback`: httpx clients that share one TLS context; `procstat`: a process's CPU
-  and memory from `/proc`.
+  and memory from `/proc`;
+- `stats`: the percentile every tool reports (nearest rank).
 
 Nothing here imports the tests: `tests/support` builds on this package, not the other
 way round.

@@ -15,6 +15,7 @@ import httpx
 import orjson
 
 from bench.kit.procstat import cpu_seconds, memory_kib
+from bench.kit.stats import percentile
 
 
 def cpu(pids: list[int]) -> float:
@@ -106,12 +107,11 @@ async def loop_lag(lags: list[float], period: float = 0.005) -> None:
         lags.append(max(0.0, loop.time() - before - period))
 
 
-def pct(sorted_values: list[float], percent: float) -> float | None:
-    """The `percent` percentile (nearest rank) of sorted seconds, in milliseconds."""
-    if not sorted_values:
+def pct(seconds: list[float], percent: float) -> float | None:
+    """The `percent` percentile (nearest rank) of seconds, in milliseconds; None for none."""
+    if not seconds:
         return None
-    rank = max(0, min(len(sorted_values) - 1, round(percent / 100 * len(sorted_values)) - 1))
-    return round(sorted_values[rank] * 1000, 2)
+    return round(percentile(seconds, percent / 100) * 1000, 2)
 
 
 # ------------------------------------------------------------------ the servers' /metrics

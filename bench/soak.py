@@ -138,10 +138,12 @@ async def sampler(
         )
         samples.append(sample)
         print(json.dumps(asdict(sample)), flush=True)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), every)
+        # Stopping takes one last sample first: with a settle shorter than `every`, the
+        # games' end would otherwise fall after the last sample taken.
         if stop.is_set():
             return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every)
 
 
 async def round_trips(ws: Any, count: int) -> list[float]:

@@ -66,7 +66,7 @@ const FIELDS = new Set(["INPUT", "SELECT", "TEXTAREA", "OPTION"]);
 function keyOf(node) {
   if (node.nodeType !== Node.ELEMENT_NODE || FIELDS.has(node.tagName)) return null;
   if (node.id) return `${node.tagName}#${node.id}`;
-  const data = node.dataset ? focusKey(node) : "";
+  const data = node.dataset ? MATCH_KEYS.map((k) => node.dataset[k] ?? "").join("|") : "";
   return data.replaceAll("|", "") ? `${node.tagName}|${data}` : null;
 }
 
@@ -166,6 +166,9 @@ function append(el, children) {
 }
 
 const FOCUS_KEYS = ["card", "action", "amount", "suit", "seat"];
+// What `patch` knows a node by: a card played to the trick (`played`) is not the chip
+// of the seat that played it, though both carry the seat.
+const MATCH_KEYS = [...FOCUS_KEYS, "played"];
 
 function focusKey(el) {
   return FOCUS_KEYS.map((k) => (el.dataset[k] === undefined ? "" : el.dataset[k])).join("|");

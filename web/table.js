@@ -2,7 +2,7 @@
 // the seats around it (name, badges, bid, card count) and the cards of the trick.
 
 import { num, t } from "./i18n.js";
-import { $, fill, h } from "./dom.js";
+import { $, h, patch } from "./dom.js";
 import { SUIT_SYMBOL, cardFace, cardName, cardShort, isRed } from "./cards.js";
 import { gameLabel } from "./games.js";
 import { room, seatName, teamIndex, teamLabel, teamLetter } from "./state.js";
@@ -10,6 +10,7 @@ import { seatTitle } from "./bots.js";
 import { openRulesDialog } from "./help.js";
 import { lobbyWait } from "./seats.js";
 import { trickSpots } from "./trickspots.js";
+import { timerRule } from "./timer.js";
 
 function trumpText(v) {
   if (v.trump) return [SUIT_SYMBOL[v.trump], " ", t(`suit.${v.trump}`)];
@@ -47,7 +48,9 @@ export function renderTopbar() {
     h("span", { class: "game-label" }, gameLabel(v.variant)),
     h("span", { class: "rules-mark", "aria-hidden": "true" }, "?"),
   );
-  fill(
+  // Patched, as the table is: drawn anew, the whole bar was styled and laid out again
+  // at every state.
+  patch(
     el,
     rules,
     trump,
@@ -90,9 +93,10 @@ function contract(v) {
 
 export function renderScoreboard() {
   const v = room.view;
-  fill(
+  patch(
     $("scoreboard"),
     h("span", { class: "target" }, t("score.target", { n: v.rules.target })),
+    timerRule(v),
     v.teams.map((team, i) => {
       const letter = v.teams.length > 1 ? teamLetter(i) : null;
       const mine = team.includes(v.you) ? " mine" : "";
@@ -125,14 +129,17 @@ export function renderTable() {
   const halves = new Map(
     [...el.querySelectorAll(".seat[data-seat]")].map((c) => [c.dataset.seat, c.style.getPropertyValue("--seat-h-half")]),
   );
+  // And each card already on the table keeps the place placeTrick gave it.
+  const places = new Map([...el.querySelectorAll(".played[data-seat]")].map((c) => [`${c.dataset.seat}:${c.dataset.played}`, c.style.cssText]));
   const seats = v.seats.map((s) => {
     const a = relativeAngle(s.seat, n, me);
     const chip = seatChip(v, s);
-    const half = halves.get(String(s.seat));
-    if (half) chip.style.setProperty("--seat-h-half", half);
     // Kept whole inside the table's edge, whatever the table's size and the chip's.
     chip.style.left = `clamp(calc(var(--seat-w) / 2 + 4px), ${50 + 39 * Math.cos(a)}%, calc(100% - var(--seat-w) / 2 - 4px))`;
     chip.style.top = `clamp(var(--seat-h-half), ${50 + 41 * Math.sin(a)}%, calc(100% - var(--seat-h-half)))`;
+    // Last, as placeTrick adds it: the same style in the same order is left as it is.
+    const half = halves.get(String(s.seat));
+    if (half) chip.style.setProperty("--seat-h-half", half);
     return chip;
   });
   const showing = room.held ? room.held.cards : v.trick || [];
@@ -149,6 +156,8 @@ export function renderTable() {
       },
       cardFace(p.card),
     );
+    const place = places.get(`${p.seat}:${p.card}`);
+    if (place) card.style.cssText = place;
     card.style.zIndex = String(10 + i);
     return card;
   });
@@ -162,7 +171,10 @@ export function renderTable() {
   // The last state's note, if it had no corner and went to the bar under the table
   // (which lasttrick.js hides again if the hand has no trick).
   document.querySelector("#tricks-bar > .trick-note")?.remove();
-  fill(el, h("div", { class: "felt" }), centre, seats, played, note);
+  // Patched, not drawn anew: most states change a seat or two and a card, and what is
+  // unchanged (the other seats, the cards already played) then costs the browser no new
+  // style and no new layout.
+  patch(el, h("div", { class: "felt" }), centre, seats, played, note);
   el.classList.toggle("in-lobby", v.phase === "lobby");
   // A hand's last trick, still held when the next is dealt (a long hold), keeps the
   // table at its playing height: on a phone the bidding's lower table crowded it.
@@ -207,23 +219,30 @@ export function placeTrick() {
   // A crowded table (five seats and a long name on a phone) has no room for the cards
   // at their full size: they are drawn a little smaller rather than over one another.
   const full = parseFloat(getComputedStyle(el).getPropertyValue("--played-w")) || 40;
+  // Read once, before the cards are moved: read after a card's move, the table's size
+  // made the browser lay the page out again for every card.
+  const width = el.clientWidth;
+  const height = el.clientHeight;
   let best = null;
   for (const scale of SCALES) {
-    const laid = trickSpots(el.clientWidth, el.clientHeight, seats, full * scale);
+    const laid = trickSpots(width, height, seats, full * scale);
     if (!best || laid.clashes < best.clashes) best = { ...laid, scale };
     if (!laid.clashes) break;
   }
   const w = full * best.scale;
   const tall = (w * 84) / 60;
   const laid = [];
+  const set = (card, name, value) => {
+    if (card.style.getPropertyValue(name) !== value) card.style.setProperty(name, value);
+  };
   for (const card of cards) {
     const spot = best.spots.get(card.dataset.seat);
     if (!spot) continue;
-    card.style.left = `${spot.x}%`;
-    card.style.top = `${spot.y}%`;
-    card.style.width = best.scale < 1 ? `${w}px` : "";
-    const x = (spot.x / 100) * el.clientWidth;
-    const y = (spot.y / 100) * el.clientHeight;
+    set(card, "left", `${spot.x}%`);
+    set(card, "top", `${spot.y}%`);
+    set(card, "width", best.scale < 1 ? `${w}px` : "");
+    const x = (spot.x / 100) * width;
+    const y = (spot.y / 100) * height;
     laid.push({ left: x - w / 2, top: y - tall / 2, right: x + w / 2, bottom: y + tall / 2 });
   }
   placeNote(el, [...seats, ...laid]);

@@ -12,7 +12,7 @@
 // is only once everyone may know it, or to the partner).
 
 import { t } from "./i18n.js";
-import { $, fill, h } from "./dom.js";
+import { $, fill, h, patch } from "./dom.js";
 import { room, seatName, teamIndex, teamLetter, sideLabel } from "./state.js";
 import { pointTerm } from "./terms.js";
 
@@ -92,7 +92,7 @@ export function renderTally() {
       h("td", { class: "num" }, t("tally.game", { n: held[i].game })),
     ),
   );
-  fill(
+  patch(
     el,
     h("h2", {}, t("tally.title")),
     h("table", { class: "tally-table" }, h("tbody", {}, rows)),

@@ -1,7 +1,7 @@
 // The turn timer (room rule `turn_seconds`, docs/protocol.md "Turn timer"): a ring and
 // the seconds left on the seat whose turn it is, the same count by the action panel when
 // the turn is this player's (with a tick each second of the last five, when sounds are
-// on), and the room's timer on the scoreboard. (What the bot played when the time ran
+// on), and the room's timer for the scoreboard. (What the bot played when the time ran
 // out is said by timeout.js.)
 //
 // Each state frame says how many seconds were left when the server made it
@@ -64,7 +64,6 @@ function secondsLeft() {
 export function renderTurnTimer(view) {
   const table = $("table");
   if (!table || !view) return;
-  ruleChip(view);
   for (const old of table.querySelectorAll(".turn-timer")) old.remove();
   const clock = $("turn-clock");
   if (secondsLeft() === null) {
@@ -90,17 +89,17 @@ export function renderTurnTimer(view) {
   if (ticker === null && frozen === null) ticker = setInterval(update, TICK_MS);
 }
 
-/** The room's timer beside the target on the scoreboard ("⏱ 30 s"), when it has one. */
-function ruleChip(view) {
-  const board = $("scoreboard");
+/**
+ * The room's timer, for the scoreboard beside the target ("⏱ 30 s"), or null when the
+ * room has none. Drawn with the scoreboard (table.js), so that patching the board at
+ * every state finds it where it was.
+ */
+export function timerRule(view) {
   const seconds = view.rules.turn_seconds || 0;
-  if (!board || !seconds || board.querySelector(".timer-rule")) return;
+  if (!seconds) return null;
   const text = t("timer.seconds", { n: seconds });
   const label = `${t("rule.turn_seconds")}: ${text}`;
-  const chip = h("span", { class: "timer-rule", title: label, "aria-label": label }, icon("clock"), " ", text);
-  const target = board.querySelector(".target");
-  if (target) target.after(chip);
-  else board.prepend(chip);
+  return h("span", { class: "timer-rule", title: label, "aria-label": label }, icon("clock"), " ", text);
 }
 
 function countdown(where = "seat") {

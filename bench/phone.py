@@ -16,7 +16,10 @@ and reports for each game:
 - **long tasks** (over 50 ms: the page cannot answer a tap meanwhile), their number
   and the longest;
 - **interactions** (the player's key presses, by the browser's Event Timing: from the
-  press to the next paint), their p98 (Interaction to Next Paint) and the longest.
+  press to the next paint), their p98 (Interaction to Next Paint) and the longest;
+- **the browser's own work a state**: layouts and style recalculations and the time in
+  each, from Chromium's counters (`Performance.getMetrics`) over the hand, divided by
+  its states: counts that do not move with the machine's speed, where the times do.
 
 The person plays by the keyboard alone (Enter: the client keeps the focus on the next
 thing to do), so the page does what it does for a player. The measuring script is
@@ -197,6 +200,7 @@ def measure_game(
         page.add_init_script(MEASURE)
         cdp = context.new_cdp_session(page)
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+        cdp.send("Performance.enable")
         page.goto(server.base_url + "/")
         page.check(f'input[name="variant"][value="{variant}"]')
         page.click('button[data-action="create"]')
@@ -215,9 +219,11 @@ def measure_game(
             " b.events.length = 0; }"
         )
         started = time.monotonic()
+        before = counters(cdp)
         moves = play(page, hands, timeout=600)
         seconds = time.monotonic() - started
         page.wait_for_timeout(300)
+        after = counters(cdp)
         data = page.evaluate(
             "() => ({ frames: window.__bench.frames, long: window.__bench.long,"
             " events: window.__bench.events })"
@@ -245,6 +251,27 @@ def measure_game(
         "interactions": len(interactions),
         "inp_ms": round(percentile(list(interactions.values()), 0.98), 1),
         "interaction_max_ms": round(max(interactions.values(), default=0.0), 1),
+        "browser_per_state": per_state(before, after, len(handler)),
+    }
+
+
+#: Chromium's counters (`Performance.getMetrics`) read before and after the hand.
+COUNTERS = ("LayoutCount", "RecalcStyleCount", "LayoutDuration", "RecalcStyleDuration")
+
+
+def counters(cdp: Any) -> dict[str, float]:
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return {m["name"]: float(m["value"]) for m in metrics if m["name"] in COUNTERS}
+
+
+def per_state(before: dict[str, float], after: dict[str, float], states: int) -> dict[str, float]:
+    """The browser's layouts and style recalculations (and their milliseconds) a state."""
+    share = {name: (after[name] - before[name]) / max(states, 1) for name in COUNTERS}
+    return {
+        "layouts": round(share["LayoutCount"], 1),
+        "style_recalcs": round(share["RecalcStyleCount"], 1),
+        "layout_ms": round(share["LayoutDuration"] * 1000, 1),
+        "style_ms": round(share["RecalcStyleDuration"] * 1000, 1),
     }
 
 
@@ -259,17 +286,19 @@ def summary(values: Sequence[float]) -> dict[str, float]:
 def table(results: list[dict[str, Any]]) -> str:
     head = (
         "| game | CPU ÷ | room opened: drawn / load | frames | handler p50 / p95 / max"
-        " | frame to paint p50 / p95 / max | long tasks (longest) | INP (longest) |"
+        " | frame to paint p50 / p95 / max | long tasks (longest) | INP (longest)"
+        " | a state: layouts, style recalcs (ms) |"
     )
-    lines = [head, "|" + "---|" * 8]
+    lines = [head, "|" + "---|" * 9]
     for r in results:
-        h, p = r["handler_ms"], r["paint_ms"]
+        h, p, b = r["handler_ms"], r["paint_ms"], r["browser_per_state"]
         lines.append(
             f"| {r['variant']} | {r['throttle']:g} | {r['open_shown_ms']:.0f} /"
             f" {r['open_load_ms']:.0f} ms | {r['frames']} | {h['p50']} / {h['p95']} /"
             f" {h['max']} ms | {p['p50']} / {p['p95']} / {p['max']} ms |"
             f" {r['long_tasks']} ({r['long_task_max_ms']} ms) |"
             f" {r['inp_ms']} ({r['interaction_max_ms']}) ms |"
+            f" {b['layouts']} ({b['layout_ms']} ms), {b['style_recalcs']} ({b['style_ms']} ms) |"
         )
     return "\n".join(lines)
 

@@ -59,3 +59,7 @@ def test_a_hand_on_a_slowed_phone_is_played_and_measured(browser: Any) -> None:
     # longer than 16 ms are the interactions Event Timing reports: maybe none).
     assert result["moves"] >= 7 and result["interactions"] >= 0, result
     assert result["open_load_ms"] > 0 and result["open_shown_ms"] > 0, result
+    # Chromium's own counters: every state is laid out and styled at least once.
+    browser_work = result["browser_per_state"]
+    assert browser_work["layouts"] >= 1 and browser_work["style_recalcs"] >= 1, result
+    assert browser_work["layout_ms"] > 0 and browser_work["style_ms"] > 0, result

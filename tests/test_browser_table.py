@@ -28,7 +28,7 @@ from tests.support.browsers import (
     Table,
     screenshot,
 )
-from tests.support.play import answered, create_room, drive, sit
+from tests.support.play import answered, create_room, drive, hand_scored, sit
 from tests.support.servers import Client, Player, ServerFactory
 from tests.test_browser_together import in_thread
 
@@ -166,14 +166,7 @@ def test_a_whole_hand_by_clicks_and_taps_with_all_one_needs_on_screen(
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SCREENSHOTS / f"{prefix}-{phase}.png"))
 
-    # One hand: it is over once it is scored (`last_hand`), which with no pause between
-    # hands is seldom shown as `hand_over` (waiting for that played on to the game's end).
-    drive(
-        table,
-        lambda v: v["phase"] in ("hand_over", "game_over") or v["last_hand"] is not None,
-        hook=check_and_shoot,
-        touch=phone,
-    )
+    drive(table, hand_scored, hook=check_and_shoot, touch=phone)
     width = page.evaluate("[document.scrollingElement.scrollWidth, innerWidth]")
     assert width[0] <= width[1], width
     page.wait_for_selector("#hand-summary")

@@ -26,7 +26,15 @@ from tests.support.browsers import (
     Table,
     serve_on_port,
 )
-from tests.support.play import act, answered, create_room, drive, fill_and_start, sit
+from tests.support.play import (
+    act,
+    answered,
+    create_room,
+    drive,
+    fill_and_start,
+    hand_scored,
+    sit,
+)
 from tests.support.servers import FAST, ServerFactory, free_port
 from tests.test_browser_firsttime import cards_clear
 from tests.test_browser_table import GAMES, LAPTOP, LONG, NEEDED, open_phone, quick, until, wanted
@@ -116,10 +124,7 @@ def test_2_the_called_card_stays_in_sight_while_the_tricks_are_played(
         assert looked["shown"], (said, view["trick"])
         seen.append(said)
 
-    # One hand, known to be over by its score (`last_hand`): with no pause between hands
-    # the page is seldom shown `hand_over`, and waiting for it played the whole game.
-    scored = ("hand_over", "game_over")
-    drive(table, lambda v: v["phase"] in scored or v["last_hand"] is not None, hook=hook)
+    drive(table, hand_scored, hook=hook)
     assert seen, "no trick was ever seen with a card down"
 
 
@@ -310,11 +315,9 @@ def test_10_a_phone_held_sideways_keeps_the_trick_beside_the_hand(
 
     # A hand of four seats may give a player only two turns to play to a trick (they
     # lead the rest; a look is also skipped when a newer state came meanwhile): such a
-    # hand is followed by the next one until three turns were looked at. A hand is
-    # known to be over by its score (`last_hand`): with no pause between hands the page
-    # may never be shown `hand_over`.
+    # hand is followed by the next one until three turns were looked at.
     def done(v: dict[str, Any]) -> bool:
-        return v["phase"] == "game_over" or (v["last_hand"] is not None and len(tricks) >= 3)
+        return v["phase"] == "game_over" or (hand_scored(v) and len(tricks) >= 3)
 
     drive(table, done, hook=hook, touch=True)
     assert len(tricks) >= 3, tricks  # turns to play to a trick were looked at

@@ -192,6 +192,13 @@ def act(table: Table, view: dict[str, Any], keyboard: bool = False, touch: bool 
 Hook = Callable[[Table, dict[str, Any], dict[str, Any]], None]
 
 
+def hand_scored(view: dict[str, Any]) -> bool:
+    """Whether the first hand (or the game) is over: a hand's end is known by its score
+    (`last_hand`), since with no pause between hands (the test servers') the page is
+    seldom shown `hand_over`, and a test that waited for it played on to the game's end."""
+    return view["phase"] in ("hand_over", "game_over") or view["last_hand"] is not None
+
+
 def drive(
     table: Table,
     done: Callable[[dict[str, Any]], bool],
